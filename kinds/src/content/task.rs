@@ -1,0 +1,72 @@
+//! Task (4360): what the owner asks the brains to debate.
+
+use nostr::{EventBuilder, EventId, PublicKey, Tag};
+use serde::{Deserialize, Serialize};
+
+use super::{base, check_text, one_line, FieldError, SoulContent, MAX_NAME, MAX_TEXT, MAX_TITLE};
+use crate::kind::SoulKind;
+use crate::tags::TASK_HASHTAG;
+
+/// How urgent a task is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// Whenever there is time; accepted suggestions land here.
+    Low,
+    /// The usual.
+    Medium,
+    /// Before anything else.
+    High,
+}
+
+/// Content of a task event.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Task {
+    /// 1..=200 characters.
+    pub title: String,
+    /// Up to 4000 characters; may be empty.
+    pub description: String,
+    /// How urgent.
+    pub priority: Priority,
+    /// A free label such as "task" or "suggestion" (JSON `type`); defaults to "task".
+    #[serde(rename = "type", default = "default_type")]
+    pub task_type: String,
+}
+
+fn default_type() -> String {
+    "task".to_owned()
+}
+
+/// A task published on someone else's behalf (a DM'd `task:` or an accepted suggestion).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relayed {
+    /// Whose task it really is; tagged `p`.
+    pub owner: PublicKey,
+    /// The event it came from (the DM or the suggestion); tagged `e`.
+    pub source: EventId,
+}
+
+impl SoulContent for Task {
+    const KIND: SoulKind = SoulKind::Task;
+
+    fn validate(&self) -> Result<(), FieldError> {
+        check_text("title", &self.title, 1, MAX_TITLE)?;
+        check_text("description", &self.description, 0, MAX_TEXT)?;
+        check_text("type", &self.task_type, 1, MAX_NAME)
+    }
+
+    fn alt(&self) -> String {
+        format!("soul task: {}", one_line(&self.title, 120))
+    }
+}
+
+/// A task event: tags `t soul-task`, and `p owner` + `e source` when relayed.
+pub fn task(content: &Task, relayed: Option<Relayed>) -> EventBuilder {
+    let builder = base(content).tag(Tag::hashtag(TASK_HASHTAG));
+    match relayed {
+        Some(r) => builder
+            .tag(Tag::public_key(r.owner))
+            .tag(Tag::event(r.source)),
+        None => builder,
+    }
+}

@@ -1,0 +1,36 @@
+//! Town event (4372): a dated happening in the town, from the reporter.
+
+use nostr::EventBuilder;
+use serde::{Deserialize, Serialize};
+
+use super::{base, check_text, one_line, FieldError, SoulContent, MAX_TEXT, MAX_TITLE};
+use crate::kind::SoulKind;
+
+/// Content of a town event.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct TownEvent {
+    /// 1..=200 characters.
+    pub title: String,
+    /// Up to 4000 characters.
+    pub description: String,
+    /// When it starts, unix seconds.
+    pub starts: u64,
+}
+
+impl SoulContent for TownEvent {
+    const KIND: SoulKind = SoulKind::TownEvent;
+
+    fn validate(&self) -> Result<(), FieldError> {
+        check_text("title", &self.title, 1, MAX_TITLE)?;
+        check_text("description", &self.description, 0, MAX_TEXT)
+    }
+
+    fn alt(&self) -> String {
+        format!("soul town event: {}", one_line(&self.title, 120))
+    }
+}
+
+/// A town event.
+pub fn town_event(content: &TownEvent) -> EventBuilder {
+    base(content)
+}

@@ -1,0 +1,14 @@
+//! Folds: state computed from signed events, never trusted from a status field.
+//!
+//! A fold takes every event it is given, in a deterministic order, and returns the state plus the
+//! events it refused with a reason. It never panics and never fails because of a related event:
+//! illegal transitions become [`Rejected`] entries, so a dashboard can show them and an agent can
+//! log them, while the state stays what the legal events say.
+//!
+//! **Invariant:** folds trust event ids and signatures. Events reach them through the relay's
+//! policy and the SDK client, which both verify; re-verifying here would double the cost of every
+//! fold without adding a check.
+
+mod task;
+
+pub use task::{decide, fold_task, Rejected, TaskState, TaskStatus};
