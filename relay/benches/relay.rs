@@ -1,0 +1,309 @@
+//! Relay benchmark: ingest throughput and REQ→EOSE latency, soul's relay (whole policy chain,
+//! rate limits off as with `soul relay --unlimited`) beside a bare nostr-relay-builder relay of
+//! the same release, both on LMDB, both on 127.0.0.1, measured the same way in one run.
+//!
+//! `cargo bench -p soul-relay --bench relay -- [--events N] [--connections C] [--window W]
+//!  [--store N] [--reqs R] [--runs K]`
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::{SinkExt, StreamExt};
+use nostr::{
+    ClientMessage, Event, EventBuilder, Filter, JsonUtil, Keys, Kind, RelayMessage, SubscriptionId,
+};
+use nostr_lmdb::NostrLMDB;
+use nostr_relay_builder::builder::RateLimit;
+use nostr_relay_builder::{LocalRelay, RelayBuilder};
+use soul_kinds::{Role, Roster, RosterMember};
+use soul_relay::{Relay, RelayConfig, RosterView};
+use tokio_tungstenite::tungstenite::Message;
+
+struct Args {
+    events: usize,
+    connections: usize,
+    window: usize,
+    store: usize,
+    reqs: usize,
+    runs: usize,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        events: 20_000,
+        connections: 4,
+        window: 500,
+        store: 100_000,
+        reqs: 2_000,
+        runs: 3,
+    };
+    let argv: Vec<String> = std::env::args().collect();
+    let mut i = 1;
+    while i < argv.len() {
+        let v = argv.get(i + 1).and_then(|s| s.parse().ok());
+        match (argv[i].as_str(), v) {
+            ("--events", Some(v)) => a.events = v,
+            ("--connections", Some(v)) => a.connections = v,
+            ("--window", Some(v)) => a.window = v,
+            ("--store", Some(v)) => a.store = v,
+            ("--reqs", Some(v)) => a.reqs = v,
+            ("--runs", Some(v)) => a.runs = v,
+            _ => {}
+        }
+        i += 1;
+    }
+    a
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Which {
+    Soul,
+    Bare,
+}
+
+/// Starts a relay with a fresh store in `dir`; returns its ws URL and a guard keeping it alive.
+async fn start(which: Which, dir: &std::path::Path) -> (String, Box<dyn std::any::Any + Send>) {
+    match which {
+        Which::Soul => {
+            let owner = Keys::generate();
+            let roster = Roster {
+                town: "bench".into(),
+                owner: owner.public_key(),
+                members: vec![RosterMember {
+                    pubkey: Keys::generate().public_key(),
+                    name: "x".into(),
+                    role: Role::Brain,
+                }],
+            };
+            let mut config = RelayConfig::new(dir);
+            config.rate = None;
+            let relay = Relay::open(config, RosterView::new(roster)).unwrap();
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr: SocketAddr = listener.local_addr().unwrap();
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            tokio::spawn(soul_relay::serve(relay, listener, async move {
+                let _ = rx.await;
+            }));
+            (format!("ws://{addr}"), Box::new(tx))
+        }
+        Which::Bare => {
+            let db = NostrLMDB::open(dir).unwrap();
+            let builder = RelayBuilder::default().database(db).rate_limit(RateLimit {
+                max_reqs: 500,
+                notes_per_minute: u32::MAX,
+            });
+            let relay = LocalRelay::new(builder);
+            relay.run().await.unwrap();
+            (relay.url().await.to_string(), Box::new(relay))
+        }
+    }
+}
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Nagle off on the client too, or every small REQ waits for the relay's delayed ACK (~40 ms).
+async fn connect(url: &str) -> Ws {
+    tokio_tungstenite::connect_async_with_config(url, None, true)
+        .await
+        .unwrap()
+        .0
+}
+
+/// Sends `events` with at most `window` unanswered; returns how many got `OK true`.
+async fn ingest_one(
+    url: String,
+    events: Arc<Vec<String>>,
+    range: std::ops::Range<usize>,
+    window: usize,
+) -> usize {
+    let ws = connect(&url).await;
+    let (mut tx, mut rx) = ws.split();
+    let total = range.len();
+    let (credit_tx, mut credit_rx) = tokio::sync::mpsc::channel::<()>(window);
+    for _ in 0..window {
+        credit_tx.send(()).await.unwrap();
+    }
+    let sender = tokio::spawn(async move {
+        for i in range {
+            if credit_rx.recv().await.is_none() {
+                break;
+            }
+            tx.send(Message::text(events[i].clone())).await.unwrap();
+        }
+        tx
+    });
+    let mut answered = 0;
+    let mut ok = 0;
+    while answered < total {
+        let Some(Ok(Message::Text(t))) = rx.next().await else {
+            break;
+        };
+        if let Ok(RelayMessage::Ok { status, .. }) = RelayMessage::from_json(t.as_bytes()) {
+            answered += 1;
+            ok += status as usize;
+            let _ = credit_tx.try_send(());
+        }
+    }
+    let _ = sender.await;
+    ok
+}
+
+async fn ingest(
+    url: &str,
+    events: Arc<Vec<String>>,
+    connections: usize,
+    window: usize,
+) -> (f64, usize) {
+    let per = events.len() / connections;
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..connections)
+        .map(|c| {
+            tokio::spawn(ingest_one(
+                url.to_string(),
+                events.clone(),
+                c * per..(c + 1) * per,
+                window,
+            ))
+        })
+        .collect();
+    let mut ok = 0;
+    for t in tasks {
+        ok += t.await.unwrap();
+    }
+    (ok as f64 / start.elapsed().as_secs_f64(), ok)
+}
+
+/// REQ→EOSE latency of `reqs` sequential REQs (limit 100, by author) on one connection.
+async fn req_latency(url: &str, authors: &[Keys], reqs: usize) -> Vec<Duration> {
+    let mut ws = connect(url).await;
+    let mut out = Vec::with_capacity(reqs);
+    for i in 0..reqs {
+        let id = SubscriptionId::new(format!("q{i}"));
+        let filter = Filter::new()
+            .kind(Kind::TextNote)
+            .author(authors[i % authors.len()].public_key())
+            .limit(100);
+        let msg = ClientMessage::req(id.clone(), vec![filter]).as_json();
+        let start = Instant::now();
+        ws.send(Message::text(msg)).await.unwrap();
+        loop {
+            let Some(Ok(Message::Text(t))) = ws.next().await else {
+                panic!("connection lost")
+            };
+            if t.starts_with("[\"EOSE\"") {
+                break;
+            }
+        }
+        out.push(start.elapsed());
+        ws.send(Message::text(ClientMessage::close(id).as_json()))
+            .await
+            .unwrap();
+    }
+    out
+}
+
+fn sign_events(n: usize, authors: &[Keys], tag: &str) -> Vec<Event> {
+    (0..n)
+        .map(|i| {
+            EventBuilder::text_note(format!("{tag} bench note {i}"))
+                .sign_with_keys(&authors[i % authors.len()])
+                .unwrap()
+        })
+        .collect()
+}
+
+fn as_frames(events: &[Event]) -> Arc<Vec<String>> {
+    Arc::new(
+        events
+            .iter()
+            .map(|e| ClientMessage::event(e.clone()).as_json())
+            .collect(),
+    )
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l.to_string())
+        })
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+fn summary(xs: &mut [f64]) -> String {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    format!(
+        "min {:>8.0}  median {:>8.0}  max {:>8.0}",
+        xs[0],
+        xs[xs.len() / 2],
+        xs[xs.len() - 1]
+    )
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let a = args();
+    let authors: Vec<Keys> = (0..50).map(|_| Keys::generate()).collect();
+    eprintln!(
+        "signing {} ingest events and a {}-event store…",
+        a.events * a.runs,
+        a.store
+    );
+    let mut results = Vec::new();
+    for which in [Which::Bare, Which::Soul] {
+        let mut rates = Vec::new();
+        for run in 0..a.runs {
+            let events = sign_events(a.events, &authors, &format!("{which:?}-{run}"));
+            let dir = tempfile::tempdir().unwrap();
+            let (url, guard) = start(which, dir.path()).await;
+            let (rate, ok) = ingest(&url, as_frames(&events), a.connections, a.window).await;
+            assert_eq!(
+                ok,
+                a.events - a.events % a.connections,
+                "{which:?}: every event acknowledged"
+            );
+            rates.push(rate);
+            drop(guard);
+        }
+        // Query latency on a store of `a.store` events.
+        let dir = tempfile::tempdir().unwrap();
+        let (url, guard) = start(which, dir.path()).await;
+        let store = sign_events(a.store, &authors, &format!("{which:?}-store"));
+        ingest(&url, as_frames(&store), a.connections, a.window).await;
+        let mut lat = req_latency(&url, &authors, a.reqs).await;
+        lat.sort();
+        drop(guard);
+        results.push((which, rates, percentile(&lat, 0.5), percentile(&lat, 0.99)));
+    }
+    println!(
+        "relay bench: {} events x {} runs, {} connections, window {}; REQ limit 100 x {} on a {}-event store",
+        a.events, a.runs, a.connections, a.window, a.reqs, a.store
+    );
+    for (which, rates, p50, p99) in &mut results {
+        println!(
+            "{:<5} ingest events/s {}   REQ->EOSE p50 {:>6.2} ms  p99 {:>6.2} ms",
+            format!("{which:?}"),
+            summary(rates),
+            p50.as_secs_f64() * 1e3,
+            p99.as_secs_f64() * 1e3
+        );
+    }
+    let med = |r: &mut Vec<f64>| r[r.len() / 2];
+    let bare = med(&mut results[0].1);
+    let soul = med(&mut results[1].1);
+    println!(
+        "soul/bare ingest (median): {:.2}x   peak RSS of the bench process: {:.0} MiB",
+        soul / bare,
+        peak_rss_mib()
+    );
+}

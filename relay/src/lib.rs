@@ -1,0 +1,34 @@
+//! soul's bundled Nostr relay: the town's shared place.
+//!
+//! It stores events in LMDB under the town directory, admits each EVENT through one ordered
+//! policy chain that fails closed, serves gift wraps only to their NIP-42-authenticated
+//! recipient, answers NIP-11 on the same port, and reconciles with peers over NIP-77.
+//!
+//! # Layout
+//! - [`policy`]: the write-policy chain, one file per check.
+//! - [`roster`]: the live view of who is in the town.
+//! - [`relay`]: the shared core (store, chain, live fan-out) and ingestion.
+//! - `session`: one WebSocket connection's NIP-01/42/77 handling.
+//! - [`server`]: the HTTP front (upgrade, NIP-11) and graceful shutdown.
+//! - [`config`], [`nip11`], [`error`].
+//!
+//! **Architecture invariant:** this is the only crate that names the store backend
+//! (`nostr-lmdb`); every other crate talks to the relay over WebSocket like any client.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod error;
+pub mod nip11;
+pub mod policy;
+pub mod relay;
+pub mod roster;
+pub mod server;
+mod session;
+
+pub use config::{RelayConfig, RelayInfo};
+pub use error::Error;
+pub use policy::{Prefix, RateLimits, Reject};
+pub use relay::Relay;
+pub use roster::RosterView;
+pub use server::{bind, serve};

@@ -1,0 +1,45 @@
+//! Kinds with a narrower author: tasks (4360) from the owner or a brain, the roster (34364) from
+//! the owner alone (`blocked:`).
+//!
+//! A brain may publish a task only on the owner's behalf (a DM'd task, an accepted suggestion);
+//! that finer rule needs the referenced events and is enforced by the fold, not here.
+
+use soul_kinds::{Role, SoulKind};
+
+use super::{Admission, Check, Prefix, Reject};
+use crate::roster::{standing, RosterView, Standing};
+
+/// Author restrictions on owner-level kinds.
+#[derive(Debug)]
+pub struct OwnerOnlyCheck {
+    roster: RosterView,
+}
+
+impl OwnerOnlyCheck {
+    /// Check against the live `roster`.
+    pub fn new(roster: RosterView) -> Self {
+        Self { roster }
+    }
+}
+
+impl Check for OwnerOnlyCheck {
+    fn check(&self, a: &Admission<'_>) -> Result<(), Reject> {
+        let kind = SoulKind::from_kind(a.event.kind);
+        if !matches!(kind, Some(SoulKind::Task | SoulKind::Roster)) {
+            return Ok(());
+        }
+        let roster = self.roster.current()?;
+        match (kind, standing(&roster, &a.event.pubkey)) {
+            (_, Standing::Owner) => Ok(()),
+            (Some(SoulKind::Task), Standing::Member(Role::Brain)) => Ok(()),
+            (Some(SoulKind::Task), _) => Err(Reject::new(
+                Prefix::Blocked,
+                "tasks (kind 4360) come only from the town's owner, or from a brain relaying the owner",
+            )),
+            _ => Err(Reject::new(
+                Prefix::Blocked,
+                "the roster (kind 34364) is published only by the town's owner",
+            )),
+        }
+    }
+}

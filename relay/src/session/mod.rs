@@ -1,0 +1,221 @@
+//! One WebSocket connection: NIP-01 messages in, replies and live events out.
+//!
+//! EVENTs are admitted concurrently (up to `max_in_flight` per connection) so that the store's
+//! writer can commit many in one transaction; each `OK` is sent only once its event is durable,
+//! and in the order the EVENTs arrived. Malformed frames get a `NOTICE` and the connection stays
+//! up. Gift wraps pass [`Session::visible`] before any of them leaves, stored or live.
+
+mod auth;
+mod negentropy;
+mod req;
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::ws::{Message, WebSocket};
+use futures::stream::FuturesOrdered;
+use futures::{SinkExt, StreamExt};
+use nostr::{
+    ClientMessage, Event, Filter, JsonUtil, Kind, PublicKey, RelayMessage, SubscriptionId,
+};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::watch;
+
+use crate::relay::Relay;
+
+/// Per-connection state.
+pub(crate) struct Session {
+    relay: Relay,
+    peer: SocketAddr,
+    subscriptions: HashMap<SubscriptionId, Vec<Filter>>,
+    negentropy: negentropy::Reconciliations,
+    challenge: String,
+    /// NIP-42: a connection may authenticate as several pubkeys (an agent host does).
+    authenticated: HashSet<PublicKey>,
+}
+
+/// Runs a connection until the peer leaves or the relay shuts down.
+pub(crate) async fn run(
+    socket: WebSocket,
+    relay: Relay,
+    peer: SocketAddr,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let (mut tx, mut rx) = socket.split();
+    let mut live = relay.subscribe_live();
+    let mut session = Session {
+        challenge: auth::new_challenge(),
+        relay,
+        peer,
+        subscriptions: HashMap::new(),
+        negentropy: Default::default(),
+        authenticated: HashSet::new(),
+    };
+    let max_in_flight = session.relay.config().max_in_flight;
+    let mut in_flight = FuturesOrdered::new();
+    // No AUTH on connect: the challenge is sent when a REQ needs it (NIP-42's auth-required
+    // flow), so clients without keys are never asked to authenticate for public reads.
+    tracing::debug!(%peer, "connection open");
+    loop {
+        let out: Vec<String> = tokio::select! {
+            Some(reply) = in_flight.next(), if !in_flight.is_empty() => vec![reply],
+            msg = rx.next(), if in_flight.len() < max_in_flight => match msg {
+                Some(Ok(Message::Text(text))) => {
+                    match ClientMessage::from_json(text.as_bytes()) {
+                        Ok(ClientMessage::Event(event)) => {
+                            let relay = session.relay.clone();
+                            let ip = peer.ip();
+                            let frame_len = text.len();
+                            let event = event.into_owned();
+                            in_flight.push_back(async move {
+                                relay.ingest(event, frame_len, ip).await.as_json()
+                            });
+                            Vec::new()
+                        }
+                        Ok(msg) => session.handle(msg).await,
+                        Err(e) => vec![unparsable(text.as_str(), &e.to_string())],
+                    }
+                }
+                Some(Ok(Message::Binary(_))) => vec![RelayMessage::notice(
+                    "invalid: binary frames are not Nostr messages; send JSON text",
+                ).as_json()],
+                Some(Ok(Message::Close(_))) | None => break,
+                Some(Ok(_)) => Vec::new(),
+                Some(Err(e)) => {
+                    tracing::debug!(%peer, "websocket error: {e}");
+                    break;
+                }
+            },
+            event = live.recv() => match event {
+                Ok(event) => session.deliver_live(&event),
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(%peer, missed, "slow reader missed live events");
+                    vec![RelayMessage::notice(format!(
+                        "error: this connection fell behind and missed {missed} live events; re-run your REQs"
+                    )).as_json()]
+                }
+                Err(RecvError::Closed) => break,
+            },
+            _ = shutdown.changed() => break,
+        };
+        if send_all(&mut tx, out).await.is_err() {
+            break;
+        }
+    }
+    tracing::debug!(%peer, "connection closed");
+}
+
+impl Session {
+    /// Handles every client message except EVENT (which is pipelined by [`run`]).
+    async fn handle(&mut self, msg: ClientMessage<'_>) -> Vec<String> {
+        match msg {
+            ClientMessage::Event(_) => Vec::new(),
+            ClientMessage::Req {
+                subscription_id,
+                filters,
+            } => {
+                let filters = filters.into_iter().map(Cow::into_owned).collect();
+                self.req(subscription_id.into_owned(), filters).await
+            }
+            ClientMessage::Count {
+                subscription_id,
+                filter,
+            } => {
+                self.count(subscription_id.into_owned(), filter.into_owned())
+                    .await
+            }
+            ClientMessage::Close(id) => {
+                self.subscriptions.remove(&id);
+                Vec::new()
+            }
+            ClientMessage::Auth(event) => vec![self.authenticate(&event)],
+            ClientMessage::NegOpen {
+                subscription_id,
+                filter,
+                initial_message,
+                ..
+            } => {
+                let reply = self
+                    .negentropy_open(
+                        subscription_id.into_owned(),
+                        filter.into_owned(),
+                        &initial_message,
+                    )
+                    .await;
+                vec![reply]
+            }
+            ClientMessage::NegMsg {
+                subscription_id,
+                message,
+            } => vec![self
+                .negentropy
+                .message(subscription_id.into_owned(), &message)],
+            ClientMessage::NegClose { subscription_id } => {
+                self.negentropy.close(&subscription_id);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Whether this connection may see `event`: gift wraps only reach an authenticated recipient.
+    pub(crate) fn visible(&self, event: &Event) -> bool {
+        event.kind != Kind::GiftWrap
+            || event
+                .tags
+                .public_keys()
+                .any(|p| self.authenticated.contains(p))
+    }
+
+    fn deliver_live(&self, event: &Arc<Event>) -> Vec<String> {
+        if !self.visible(event) {
+            return Vec::new();
+        }
+        self.subscriptions
+            .iter()
+            .filter(|(_, filters)| filters.iter().any(|f| req::matches(f, event)))
+            .map(|(id, _)| {
+                RelayMessage::Event {
+                    subscription_id: Cow::Borrowed(id),
+                    event: Cow::Borrowed(event.as_ref()),
+                }
+                .as_json()
+            })
+            .collect()
+    }
+}
+
+/// The reply to a frame that is not a valid client message. An EVENT whose id can still be read
+/// gets `OK false invalid:` so the sender learns which event failed; anything else a `NOTICE`.
+fn unparsable(text: &str, error: &str) -> String {
+    let value: Option<serde_json::Value> = serde_json::from_str(text).ok();
+    let id = value.as_ref().and_then(|v| {
+        let arr = v.as_array()?;
+        (arr.first()?.as_str()? == "EVENT").then(|| {
+            arr.get(1)?
+                .get("id")?
+                .as_str()?
+                .parse::<nostr::EventId>()
+                .ok()
+        })?
+    });
+    match id {
+        Some(id) => RelayMessage::ok(id, false, format!("invalid: malformed event: {error}")),
+        None => RelayMessage::notice(format!("invalid: could not parse message: {error}")),
+    }
+    .as_json()
+}
+
+type WsTx = futures::stream::SplitSink<WebSocket, Message>;
+
+/// Queues every message and flushes once, so a REQ's thousand events cost one write, not a thousand.
+async fn send_all(tx: &mut WsTx, out: Vec<String>) -> Result<(), axum::Error> {
+    if out.is_empty() {
+        return Ok(());
+    }
+    for json in out {
+        tx.feed(Message::Text(json.into())).await?;
+    }
+    tx.flush().await
+}
