@@ -1,4 +1,4 @@
-//! soul-kinds: every Nostr kind soul uses, its typed content, tags, validation and the task fold.
+//! soul-kinds: every Nostr kind soul uses, its typed content, tags, validation and the folds.
 //!
 //! This crate is the protocol contract of DESIGN §10 in code. It is pure: no I/O, no async, no
 //! clock; it reads and builds [`nostr::Event`]s and nothing else, so the relay, the agents and
@@ -11,7 +11,8 @@
 //! - [`roster`]: the owner-signed roster ([`Roster`]) and the brains' keys ([`Brains`]).
 //! - [`content`]: one typed content per kind, the generic [`parse`], and one builder per kind.
 //! - [`tags`]: reading and writing the tags soul events carry (`e` markers, `round`, `alt`).
-//! - [`fold`]: state from events; [`fold_task`] is the task-status state machine.
+//! - [`fold`]: state from events: [`fold_task`] (task status), [`fold_cycle`] (an evaluation
+//!   cycle and its retunes), [`fold_restart`] (the two-step restart protocol).
 //! - [`error`]: the crate's [`Error`]; every variant from an event names the event id.
 //!
 //! **Architecture invariant:** nothing here trusts a status field another agent could have set;
@@ -39,7 +40,11 @@ pub use content::{
     Suggestion, Tally, Task, TownEvent, Vote, WorkerRun, WorkerState,
 };
 pub use error::Error;
-pub use fold::{decide, fold_task, Rejected, TaskState, TaskStatus};
+pub use fold::{
+    decide, fold_cycle, fold_restart, fold_task, params_change_allowed, review_request,
+    AcceptedEvaluation, Rejected, RestartRequest, RestartRules, RestartState, Retune, TaskState,
+    TaskStatus,
+};
 pub use kind::{is_soul_kind, SoulKind};
 pub use role::{BrainName, Role};
 pub use roster::{Brains, Roster, RosterMember};

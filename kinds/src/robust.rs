@@ -5,6 +5,9 @@
 //! from soul's field names (so validation, not just the JSON parser, gets exercised); tag values
 //! include the placeholders `$task` and `$prev`, replaced by the task's and the previous event's
 //! id so that generated events actually reach the fold's rules.
+//!
+//! The evaluation and restart folds have their own properties next to their tests
+//! (`fold/evaluation/tests.rs`, `fold/restart/robust.rs`), built on [`raw`] and [`sign_raw`].
 
 use nostr::{Event, EventBuilder, EventId, Keys, Kind, Tag, Timestamp};
 use proptest::prelude::*;
@@ -49,6 +52,16 @@ const FIELDS: &[&str] = &[
     "note_id",
     "params",
     "state",
+    "cycle",
+    "scores",
+    "decision_quality",
+    "collaboration",
+    "effectiveness",
+    "parameter_balance",
+    "needs_retuning",
+    "proposed_params",
+    "risk_tolerance",
+    "service",
 ];
 const WORDS: &[&str] = &[
     "low",
@@ -63,6 +76,10 @@ const WORDS: &[&str] = &[
     "failed",
     "brain",
     "panda",
+    "gorilla",
+    "triceratops",
+    "pending_approval",
+    "c1",
     "",
     "$task",
     "root",
@@ -122,9 +139,9 @@ fn tags() -> impl Strategy<Value = Vec<Vec<String>>> {
 }
 
 /// A generated event before signing: (kind, content, tags, signer index, seconds after the task).
-type Raw = (Kind, String, Vec<Vec<String>>, usize, u64);
+pub(crate) type Raw = (Kind, String, Vec<Vec<String>>, usize, u64);
 
-fn raw() -> impl Strategy<Value = Raw> {
+pub(crate) fn raw() -> impl Strategy<Value = Raw> {
     (kind(), content(), tags(), 0usize..4, 0u64..6)
 }
 
@@ -169,7 +186,13 @@ fn walk() -> impl Strategy<Value = Walk> {
     ]
 }
 
-fn sign_raw(raw: &Raw, keys: &[Keys], task: EventId, prev: Option<EventId>, t: u64) -> Event {
+pub(crate) fn sign_raw(
+    raw: &Raw,
+    keys: &[Keys],
+    task: EventId,
+    prev: Option<EventId>,
+    t: u64,
+) -> Event {
     let (kind, content, tags, who, dt) = raw;
     let fill = |v: &String| match v.as_str() {
         "$task" => task.to_hex(),
