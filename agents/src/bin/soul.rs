@@ -1,0 +1,18 @@
+//! The `soul` command: see `soul --help`.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use soul_agents::cli::{self, Cli};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    soul_agents::init_tracing();
+    match cli::run(Cli::parse()).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("soul: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The `soul` command line: parsing and dispatch. One file per command.
+
+mod evaluate;
+mod init;
+mod keys;
+mod relay;
+mod render;
+mod shutdown;
+mod status;
+mod task;
+mod up;
+mod watch;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use shutdown::signal;
+
+/// soul: a town of AI agents that live on Nostr.
+#[derive(Debug, Parser)]
+#[command(name = "soul", version, about, long_about = None)]
+pub struct Cli {
+    /// The town directory.
+    #[arg(long, global = true, default_value = "./town", env = "SOUL_TOWN")]
+    pub town: PathBuf,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `soul` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Make a new town: keys, town.toml, residents, rules and bulletin (offline, instant).
+    Init {
+        /// Where to make it (overrides --town).
+        dir: Option<PathBuf>,
+        /// The town's name (default: the directory's name).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Run the town: the bundled relay and every agent whose key is in keys/.
+    Up(up::UpArgs),
+    /// Run the bundled relay alone.
+    Relay {
+        /// Turn rate limits off (benchmarks only; logged loudly).
+        #[arg(long)]
+        unlimited: bool,
+    },
+    /// Show who is alive and where the tasks stand.
+    Status {
+        /// One stable JSON object for scripts.
+        #[arg(long)]
+        json: bool,
+        /// Ask this relay instead of town.toml's.
+        #[arg(long)]
+        relay: Option<String>,
+    },
+    /// Publish a task as the owner, print its id, and follow its debate to the end.
+    Task(task::TaskArgs),
+    /// Watch the debate and the town live.
+    Watch {
+        /// Ask this relay instead of town.toml's.
+        #[arg(long)]
+        relay: Option<String>,
+        /// How many past events to show first.
+        #[arg(long, default_value_t = 50)]
+        history: usize,
+    },
+    /// Ask the brains to evaluate each other now.
+    Evaluate {
+        /// Ask this relay instead of town.toml's.
+        #[arg(long)]
+        relay: Option<String>,
+    },
+    /// List the town's keys, export one, or encrypt them with a passphrase (NIP-49).
+    Keys {
+        /// `list` (default), `export NAME` or `encrypt [NAME…]`.
+        #[command(subcommand)]
+        action: Option<keys::KeysAction>,
+    },
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Init { dir, name } => init::run(dir.unwrap_or(cli.town), name),
+        Command::Up(args) => up::run(&cli.town, args).await,
+        Command::Relay { unlimited } => relay::run(&cli.town, unlimited).await,
+        Command::Status { json, relay } => status::run(&cli.town, json, relay).await,
+        Command::Keys { action } => keys::run(&cli.town, action),
+        Command::Evaluate { relay } => evaluate::run(&cli.town, relay).await,
+        Command::Task(args) => task::run(&cli.town, args).await,
+        Command::Watch { relay, history } => watch::run(&cli.town, relay, history).await,
+    }
+}

@@ -1,0 +1,88 @@
+//! One readable line per event, for `soul watch` and `soul task`.
+
+use nostr::Event;
+use soul_kinds::{parse, tags, Announcement, Decision, Execution, Opinion, Roster, SoulKind, Task};
+
+/// Who signed `event`, by roster name.
+fn who(event: &Event, roster: &Roster) -> String {
+    if roster.is_owner(&event.pubkey) {
+        "owner".into()
+    } else {
+        roster
+            .member(&event.pubkey)
+            .map(|m| m.name.clone())
+            .unwrap_or_else(|| format!("{}…", &event.pubkey.to_hex()[..8]))
+    }
+}
+
+fn short(id: &nostr::EventId) -> String {
+    id.to_hex()[..8].to_string()
+}
+
+/// The line for `event`, or `None` for kinds this view does not show.
+pub fn line(event: &Event, roster: &Roster) -> Option<String> {
+    let by = who(event, roster);
+    let task = tags::task_ref(event).map(|t| short(&t)).unwrap_or_default();
+    let kind = SoulKind::from_kind(event.kind);
+    Some(match kind {
+        Some(SoulKind::Task) => {
+            let t: Task = parse(event).ok()?;
+            format!(
+                "[task {}] {by} asks ({} priority): {}",
+                short(&event.id),
+                priority(t.priority),
+                t.title
+            )
+        }
+        Some(SoulKind::Opinion) => {
+            let o: Opinion = parse(event).ok()?;
+            let concerns = if o.concerns.is_empty() {
+                String::new()
+            } else {
+                format!("\n      concerns: {}", o.concerns.join("; "))
+            };
+            format!(
+                "[task {task}] round {} · {by} votes {} (confidence {:.2})\n      {}\n      approach: {}{concerns}",
+                o.round,
+                o.vote.as_str(),
+                o.confidence,
+                o.opinion,
+                o.proposed_approach
+            )
+        }
+        Some(SoulKind::Decision) => {
+            let d: Decision = parse(event).ok()?;
+            format!(
+                "[task {task}] DECISION by {by}: {} ({} yes / {} reject, round {}{})\n      {}",
+                d.outcome.as_str(),
+                d.tally.yes,
+                d.tally.reject,
+                d.round,
+                if d.mediated { ", mediated" } else { "" },
+                d.summary
+            )
+        }
+        Some(SoulKind::Announcement) => {
+            let a: Announcement = parse(event).ok()?;
+            format!("[task {task}] ANNOUNCEMENT by {by}: {}", a.summary)
+        }
+        Some(SoulKind::Execution) => {
+            let x: Execution = parse(event).ok()?;
+            format!(
+                "[task {task}] execution {} by {by}: {}",
+                x.status.as_str(),
+                x.result
+            )
+        }
+        _ if event.kind == nostr::Kind::TextNote => format!("[note] {by}: {}", event.content),
+        _ => return None,
+    })
+}
+
+fn priority(p: soul_kinds::Priority) -> &'static str {
+    match p {
+        soul_kinds::Priority::Low => "low",
+        soul_kinds::Priority::Medium => "medium",
+        soul_kinds::Priority::High => "high",
+    }
+}

@@ -1,0 +1,82 @@
+//! `soul up`: the relay plus every agent whose key is here, until Ctrl-C or SIGTERM.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use soul_keys::TownDir;
+
+use crate::clock::Clock;
+use crate::host::{self, HostOptions};
+use crate::schedule::TownSchedule;
+use crate::town::load::Town;
+
+/// Options of `soul up`.
+#[derive(Debug, Args)]
+pub struct UpArgs {
+    /// Run the agents against this relay instead of starting the bundled one.
+    #[arg(long)]
+    relay: Option<String>,
+    /// Run the town's clock N times faster (every interval and schedule).
+    #[arg(long, default_value_t = 1.0)]
+    speed: f64,
+    /// Turn the bundled relay's rate limits off (benchmarks only).
+    #[arg(long)]
+    unlimited: bool,
+}
+
+pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
+    // `soul up` on a fresh machine is the one command to try soul: make the town first.
+    if !TownDir::new(dir).config_path().exists() {
+        let made = super::init::make_town(dir, None)?;
+        println!(
+            "no town at {}: made town {:?} there",
+            dir.display(),
+            made.town.name
+        );
+    }
+    let town = Town::open(dir)?;
+    let relay = match &args.relay {
+        Some(_) => None,
+        None => Some(super::relay::start(&town, args.unlimited).await?),
+    };
+    // With port 0 in town.toml the relay picks a free port; agents must use the real one.
+    let relay_url = match (&args.relay, &relay) {
+        (Some(url), _) => url.clone(),
+        (None, Some((addr, ..))) if town.config.relay.listen.port() == 0 => format!("ws://{addr}"),
+        (None, _) => town.config.relay.url.clone(),
+    };
+    super::relay::publish_roster(&town, &relay_url).await?;
+    let agents = town.local_identities()?;
+    println!(
+        "town {} is up: relay {relay_url}, {} agents{}. Ctrl-C stops it.",
+        town.config.town.name,
+        agents.len(),
+        if args.speed != 1.0 {
+            format!(", clock x{}", args.speed)
+        } else {
+            String::new()
+        }
+    );
+    let clock = Clock::new(args.speed);
+    let evaluation = Some(TownSchedule::new(&town.config.schedule.evaluation, clock)?);
+    let options = HostOptions {
+        town_dir: dir.to_path_buf(),
+        evaluation,
+        roster: town.config.roster()?,
+        lexicon: Arc::new(town.lexicon()?),
+        restart_allowlist: Arc::new(crate::town::load::restart_allowlist_in(dir)?),
+        relay_url,
+        clock,
+        heartbeat_every: Duration::from_secs(town.config.schedule.heartbeat_secs.max(1)),
+    };
+    let result = host::run(agents, options, super::signal()).await;
+    if let Some((_, stop, handle)) = relay {
+        let _ = stop.send(());
+        handle.await??;
+    }
+    result?;
+    Ok(ExitCode::SUCCESS)
+}

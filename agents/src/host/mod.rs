@@ -1,0 +1,129 @@
+//! The agent host: many agents in one process, each signing its own events.
+//!
+//! The host owns one [`Link`] to the relay that every agent publishes through. Each agent runs as
+//! its own task; what an agent knows comes from the relay (the fold over events), never from
+//! local files the relay does not hold, so an agent can move to another host with only its key.
+
+mod presence;
+mod supervisor;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nostr::Keys;
+use soul_kinds::{Role, Roster};
+use tokio::task::{AbortHandle, JoinSet};
+
+use crate::clock::Clock;
+use crate::link::{Link, LinkError};
+use crate::mind::brain::Lexicon;
+use crate::roles;
+use crate::schedule::TownSchedule;
+
+pub use presence::{heartbeat, profile, relay_lists};
+pub use supervisor::Supervisor;
+
+/// Who an agent is: its name and role in the roster and its keys.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    /// Roster name (`panda`, `hana`, …).
+    pub name: String,
+    /// Roster role.
+    pub role: Role,
+    /// The agent's keys; it signs everything it publishes with them.
+    pub keys: Keys,
+}
+
+/// Settings shared by every agent of a host.
+#[derive(Debug, Clone)]
+pub struct HostOptions {
+    /// The owner-signed roster (from town.toml for `soul up`, from the relay for `soul-agent`).
+    pub roster: Roster,
+    /// The brains' risk and opportunity words.
+    pub lexicon: Arc<Lexicon>,
+    /// Agents that the restart protocol may restart (`rules/restart.yaml`).
+    pub restart_allowlist: Arc<Vec<String>>,
+    /// When brains run evaluation cycles (cron on the town clock); `None` only on request.
+    pub evaluation: Option<TownSchedule>,
+    /// The town directory, where roles read their files (`residents/`, `rules/`, `bulletin/`).
+    pub town_dir: PathBuf,
+    /// The relay agents publish to and read from.
+    pub relay_url: String,
+    /// The town clock (`--speed`).
+    pub clock: Clock,
+    /// Town-time interval between heartbeats.
+    pub heartbeat_every: Duration,
+}
+
+/// Runs `agents` until `shutdown` completes, then publishes a last `stopped` heartbeat for each.
+pub async fn run(
+    agents: Vec<Identity>,
+    options: HostOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), LinkError> {
+    let link = Link::connect(&options.relay_url).await?;
+    tracing::info!(agents = agents.len(), relay = %link.url(), "agent host connected");
+    let (supervisor, mut orders) = Supervisor::channel();
+    let mut tasks = JoinSet::new();
+    let mut handles: HashMap<String, Vec<AbortHandle>> = HashMap::new();
+    for agent in &agents {
+        let h = spawn_agent(&mut tasks, agent, &link, &options, &supervisor);
+        handles.insert(agent.name.clone(), h);
+    }
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => break,
+            Some(order) = orders.recv() => {
+                let result = match (handles.get_mut(&order.agent), agents.iter().find(|a| a.name == order.agent)) {
+                    (Some(running), Some(agent)) => {
+                        running.iter().for_each(AbortHandle::abort);
+                        *running = spawn_agent(&mut tasks, agent, &link, &options, &supervisor);
+                        tracing::info!(agent = %agent.name, "agent restarted");
+                        Ok(())
+                    }
+                    _ => Err(format!("agent {} does not run in this host", order.agent)),
+                };
+                let _ = order.reply.send(result);
+            }
+            done = tasks.join_next() => match done {
+                Some(Ok(Err(e))) => tracing::error!("agent stopped: {e}"),
+                Some(Err(e)) if e.is_cancelled() => {}
+                Some(Err(e)) => tracing::error!("agent task failed: {e}"),
+                Some(Ok(Ok(()))) => {}
+                None => std::future::pending::<()>().await,
+            },
+        }
+    }
+    tasks.abort_all();
+    for agent in &agents {
+        if let Err(e) = link.publish(&agent.keys, heartbeat("stopped")).await {
+            tracing::debug!(agent = %agent.name, "last heartbeat not sent: {e}");
+        }
+    }
+    link.close().await;
+    tracing::info!("agent host stopped");
+    Ok(())
+}
+
+/// Starts an agent's tasks: its presence, and its role (see [`roles::spawn`]).
+fn spawn_agent(
+    tasks: &mut JoinSet<Result<(), LinkError>>,
+    agent: &Identity,
+    link: &Link,
+    options: &HostOptions,
+    supervisor: &Supervisor,
+) -> Vec<AbortHandle> {
+    let ctx = roles::RoleCtx {
+        link: link.clone(),
+        options: options.clone(),
+        supervisor: supervisor.clone(),
+    };
+    let mut handles = roles::spawn(tasks, agent, &ctx);
+    let (agent, link, options) = (agent.clone(), link.clone(), options.clone());
+    handles.push(tasks.spawn(async move { presence::live(agent, link, options).await }));
+    handles
+}

@@ -1,0 +1,143 @@
+//! The host's connection to the relay: one nostr-sdk client shared by every agent of the host.
+//!
+//! Agents sign their own events locally with their own keys and publish through the shared
+//! connection; the relay judges each event by its signature, not by the connection. Private
+//! traffic (gift wraps) needs NIP-42 per recipient and so gets its own connection per agent.
+
+use std::time::Duration;
+
+use nostr::{Event, EventBuilder, Filter, Keys};
+use nostr_sdk::prelude::Events;
+use nostr_sdk::{Client, RelayUrl};
+use tokio::sync::broadcast;
+
+/// How long to wait for the relay when connecting and fetching.
+pub const RELAY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Errors talking to the relay.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// The relay URL does not parse.
+    #[error("relay address {url:?} is not a ws:// or wss:// URL: {reason}")]
+    BadUrl {
+        /// The URL given.
+        url: String,
+        /// Why it does not parse.
+        reason: String,
+    },
+    /// Could not connect in time.
+    #[error("cannot reach the relay at {url}: is `soul up` (or `soul relay`) running there?")]
+    Unreachable {
+        /// The relay.
+        url: String,
+    },
+    /// The relay refused an event.
+    #[error("the relay refused event {id}: {reason}")]
+    Refused {
+        /// The event.
+        id: nostr::EventId,
+        /// The relay's OK message.
+        reason: String,
+    },
+    /// Signing or transport failed.
+    #[error("{0}")]
+    Sdk(String),
+}
+
+/// A shared connection to one relay.
+#[derive(Clone, Debug)]
+pub struct Link {
+    client: Client,
+    url: RelayUrl,
+    /// Events this link published. nostr-sdk does not hand a client's own events back to its
+    /// subscriptions, so agents sharing the link learn of each other's events here.
+    published: broadcast::Sender<Event>,
+}
+
+impl Link {
+    /// Connects to `url`, waiting up to [`RELAY_TIMEOUT`].
+    pub async fn connect(url: &str) -> Result<Self, LinkError> {
+        let parsed = RelayUrl::parse(url).map_err(|e| LinkError::BadUrl {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
+        let client = Client::default();
+        // The shared link has no signer: it publishes events the agents signed themselves.
+        client.automatic_authentication(false);
+        client
+            .add_relay(parsed.clone())
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        client
+            .try_connect_relay(parsed.clone(), RELAY_TIMEOUT)
+            .await
+            .map_err(|_| LinkError::Unreachable {
+                url: url.to_string(),
+            })?;
+        let (published, _) = broadcast::channel(4096);
+        Ok(Self {
+            client,
+            url: parsed,
+            published,
+        })
+    }
+
+    /// The relay's URL.
+    pub fn url(&self) -> &RelayUrl {
+        &self.url
+    }
+
+    /// The underlying client, for subscriptions.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Signs `builder` with `keys` and publishes it; `Ok` only once the relay said `OK true`.
+    pub async fn publish(&self, keys: &Keys, builder: EventBuilder) -> Result<Event, LinkError> {
+        let event = builder
+            .sign_with_keys(keys)
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        self.send(&event).await?;
+        Ok(event)
+    }
+
+    /// Publishes an already-signed event; `Ok` only once the relay said `OK true`.
+    pub async fn send(&self, event: &Event) -> Result<(), LinkError> {
+        let out = self
+            .client
+            .send_event(event)
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        if out.success.is_empty() {
+            let reason = out
+                .failed
+                .into_values()
+                .next()
+                .unwrap_or_else(|| "no answer".to_string());
+            return Err(LinkError::Refused {
+                id: event.id,
+                reason,
+            });
+        }
+        let _ = self.published.send(event.clone());
+        Ok(())
+    }
+
+    /// Events published through this link by any agent of the host, once the relay took them.
+    pub fn published(&self) -> broadcast::Receiver<Event> {
+        self.published.subscribe()
+    }
+
+    /// Stored events matching `filter`.
+    pub async fn fetch(&self, filter: Filter) -> Result<Events, LinkError> {
+        self.client
+            .fetch_events(filter, RELAY_TIMEOUT)
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))
+    }
+
+    /// Closes the connection.
+    pub async fn close(&self) {
+        self.client.shutdown().await;
+    }
+}

@@ -1,0 +1,89 @@
+//! The brain's view of the relay: tasks and their debate events, folded on demand.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use nostr::{Event, EventId, PublicKey, Timestamp};
+use soul_kinds::{fold_task, tags, Brains, SoulKind, TaskState};
+
+/// Tasks and the events that reference them.
+#[derive(Debug, Default)]
+pub struct Debates {
+    tasks: BTreeMap<EventId, Event>,
+    related: HashMap<EventId, Vec<Event>>,
+    seen: HashSet<EventId>,
+    finished: HashSet<EventId>,
+}
+
+impl Debates {
+    /// Adds an event (duplicates are ignored).
+    pub fn insert(&mut self, event: Event) {
+        if !self.seen.insert(event.id) {
+            return;
+        }
+        if event.kind == SoulKind::Task.kind() {
+            self.tasks.insert(event.id, event);
+        } else if let Some(task) = tags::task_ref(&event) {
+            self.related.entry(task).or_default().push(event);
+        }
+    }
+
+    /// Number of tasks known.
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Whether no task is known.
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// Every task known.
+    pub fn all_tasks(&self) -> Vec<EventId> {
+        self.tasks.keys().copied().collect()
+    }
+
+    /// Tasks not yet known to be final.
+    pub fn open_tasks(&self) -> Vec<EventId> {
+        self.tasks
+            .keys()
+            .filter(|id| !self.finished.contains(id))
+            .copied()
+            .collect()
+    }
+
+    /// The task event.
+    pub fn task(&self, id: &EventId) -> Option<&Event> {
+        self.tasks.get(id)
+    }
+
+    /// Folds task `id`; remembers final tasks so they are not folded again.
+    pub fn fold(&mut self, id: &EventId, brains: &Brains) -> Option<TaskState> {
+        let task = self.tasks.get(id)?;
+        let related = self.related.get(id).map(Vec::as_slice).unwrap_or(&[]);
+        let (state, refused) = fold_task(task, related, brains).ok()?;
+        for r in refused {
+            tracing::debug!(task = %id, event = %r.event_id, "fold refused: {}", r.reason);
+        }
+        if state.status.is_final() {
+            self.finished.insert(*id);
+        }
+        Some(state)
+    }
+
+    /// When the event `id` (of task `task`) was created.
+    pub fn created_at(&self, task: &EventId, id: &EventId) -> Option<Timestamp> {
+        self.related
+            .get(task)?
+            .iter()
+            .find(|e| e.id == *id)
+            .map(|e| e.created_at)
+    }
+
+    /// Whether the task came from `owner`, or from a brain relaying the owner (`p` owner tag).
+    pub fn from_owner(&self, id: &EventId, owner: &PublicKey, brains: &Brains) -> bool {
+        self.tasks.get(id).is_some_and(|t| {
+            t.pubkey == *owner
+                || (brains.contains(&t.pubkey) && t.tags.public_keys().any(|p| p == owner))
+        })
+    }
+}

@@ -1,0 +1,299 @@
+//! One step of one task, from one brain's point of view. Every step is decided from the fold,
+//! so repeating it (after a restart, or a second tick) never publishes twice.
+
+use nostr::nips::nip19::{Nip19Event, ToBech32};
+use nostr::{EventBuilder, EventId, Tag, Timestamp};
+use soul_kinds::content::{announcement, decision, execution, opinion};
+use soul_kinds::{
+    decide, BrainName, Decision, ExecStatus, Execution, Opinion, Outcome, Params, RestartState,
+    TaskState, TaskStatus,
+};
+
+use super::restart::{self, Restarts};
+use super::{BrainSetup, Debates, ROUND_TIMEOUT};
+use crate::host::Identity;
+use crate::link::{Link, LinkError};
+use crate::mind::brain::{self as mind, BrainContext, Language};
+
+/// The last round before triceratops mediates.
+const LAST_ROUND: u8 = 3;
+
+pub(super) struct Ctx<'a> {
+    pub me: &'a Identity,
+    pub name: BrainName,
+    pub params: &'a Params,
+    pub setup: &'a BrainSetup,
+    pub link: &'a Link,
+}
+
+impl Ctx<'_> {
+    async fn publish(
+        &self,
+        debates: &mut Debates,
+        builder: EventBuilder,
+    ) -> Result<EventId, LinkError> {
+        let event = self.link.publish(&self.me.keys, builder).await?;
+        let id = event.id;
+        debates.insert(event);
+        Ok(id)
+    }
+}
+
+/// Takes whatever step `ctx`'s brain owes task `id` now.
+pub(super) async fn advance(
+    ctx: &Ctx<'_>,
+    debates: &mut Debates,
+    restarts: &mut Restarts,
+    id: EventId,
+) -> Result<(), LinkError> {
+    let brains = &ctx.setup.brains;
+    if !debates.from_owner(&id, &ctx.setup.owner, brains) {
+        return Ok(());
+    }
+    let Some(state) = debates.fold(&id, brains) else {
+        return Ok(());
+    };
+    let tri = ctx.name == BrainName::Triceratops;
+    match state.status {
+        TaskStatus::Discussing => discuss(ctx, debates, &state).await,
+        TaskStatus::PendingAnnouncement if tri => announce(ctx, debates, &state).await,
+        TaskStatus::Announced if tri => execute(ctx, debates, restarts, &state).await,
+        TaskStatus::Executing if tri => finish(ctx, debates, restarts, &state).await,
+        _ => Ok(()),
+    }
+}
+
+/// The round that is open for voting: the current one, or the next when the current one's
+/// deadline passed without 2 of 3 (some brain did not vote in time).
+fn open_round(state: &TaskState, debates: &Debates, deadline_secs: u64) -> (u8, bool) {
+    let round = state.current_round();
+    let Some(opinions) = state.rounds.get(&round) else {
+        return (round, false);
+    };
+    let first = opinions
+        .values()
+        .filter_map(|(id, _)| debates.created_at(&state.task_id, id))
+        .min()
+        .unwrap_or_else(Timestamp::now);
+    let closed =
+        opinions.len() == 3 || Timestamp::now().as_secs() >= first.as_secs() + deadline_secs;
+    if closed && round < LAST_ROUND {
+        (round + 1, false)
+    } else {
+        (round, closed)
+    }
+}
+
+async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Result<(), LinkError> {
+    let current = state.current_round();
+    if let Some(outcome) = decide(state.tally(current)) {
+        if ctx.name == BrainName::Gorilla {
+            publish_decision(ctx, debates, state, current, outcome, None).await?;
+        }
+        return Ok(());
+    }
+    let deadline = ctx.setup.clock.scale(ROUND_TIMEOUT).as_secs().max(1);
+    let (round, last_closed) = open_round(state, debates, deadline);
+    if last_closed {
+        if ctx.name == BrainName::Triceratops {
+            mediate(ctx, debates, state).await?;
+        }
+        return Ok(());
+    }
+    if state.has_voted(ctx.name, round) {
+        return Ok(());
+    }
+    let features = mind::features(&state.task, &ctx.setup.lexicon);
+    let previous: Vec<(BrainName, Opinion)> = state
+        .rounds
+        .range(..round)
+        .flat_map(|(_, by)| by.iter().map(|(b, (_, o))| (*b, o.clone())))
+        .collect();
+    let mine = mind::opinion(&BrainContext {
+        brain: ctx.name,
+        params: ctx.params,
+        task_id: state.task_id,
+        task: &state.task,
+        features: &features,
+        round,
+        previous: &previous,
+        lessons: &[],
+    });
+    tracing::info!(brain = %ctx.name, task = %state.task_id, round, vote = mine.vote.as_str(), "opinion");
+    ctx.publish(debates, opinion(state.task_id, &mine)).await?;
+    Ok(())
+}
+
+fn counted(state: &TaskState, round: u8) -> Vec<(EventId, BrainName, Opinion)> {
+    state
+        .rounds
+        .get(&round)
+        .map(|by| by.iter().map(|(b, (id, o))| (*id, *b, o.clone())).collect())
+        .unwrap_or_default()
+}
+
+async fn publish_decision(
+    ctx: &Ctx<'_>,
+    debates: &mut Debates,
+    state: &TaskState,
+    round: u8,
+    outcome: Outcome,
+    mediation: Option<String>,
+) -> Result<(), LinkError> {
+    let mediated = mediation.is_some();
+    let counted = counted(state, round);
+    let ids: Vec<EventId> = counted.iter().map(|(id, ..)| *id).collect();
+    let tally = state.tally(round);
+    let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    let mut summary = mind::decision_summary(&state.task, outcome, tally, mediated, language);
+    if let Some(reason) = mediation {
+        summary = format!("{summary} {reason}");
+    }
+    let content = Decision {
+        outcome,
+        round,
+        tally,
+        mediated,
+        summary: summary.clone(),
+    };
+    tracing::info!(brain = %ctx.name, task = %state.task_id, outcome = outcome.as_str(), round, "decision");
+    ctx.publish(debates, decision(state.task_id, &content, &ids))
+        .await?;
+    note(ctx, debates, state.task_id, &summary).await
+}
+
+async fn mediate(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Result<(), LinkError> {
+    let features = mind::features(&state.task, &ctx.setup.lexicon);
+    let last: Vec<(BrainName, Opinion)> = counted(state, LAST_ROUND)
+        .into_iter()
+        .map(|(_, b, o)| (b, o))
+        .collect();
+    let (outcome, reason) = mind::mediate(state.task_id, &state.task, &features, ctx.params, &last);
+    publish_decision(ctx, debates, state, LAST_ROUND, outcome, Some(reason)).await
+}
+
+async fn announce(
+    ctx: &Ctx<'_>,
+    debates: &mut Debates,
+    state: &TaskState,
+) -> Result<(), LinkError> {
+    let Some((decision_id, d)) = &state.decision else {
+        return Ok(());
+    };
+    let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    let counted: Vec<(BrainName, Opinion)> = counted(state, d.round)
+        .into_iter()
+        .map(|(_, b, o)| (b, o))
+        .collect();
+    let ann = mind::announcement(&state.task, d.outcome, &counted, language);
+    ctx.publish(debates, announcement(state.task_id, *decision_id, &ann))
+        .await?;
+    note(ctx, debates, state.task_id, &ann.summary).await
+}
+
+async fn execute(
+    ctx: &Ctx<'_>,
+    debates: &mut Debates,
+    restarts: &mut Restarts,
+    state: &TaskState,
+) -> Result<(), LinkError> {
+    let Some((decision_id, _)) = &state.decision else {
+        return Ok(());
+    };
+    let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    let start = Execution {
+        status: ExecStatus::Executing,
+        result: starting(language, &state.task.title),
+    };
+    ctx.publish(debates, execution(state.task_id, *decision_id, &start))
+        .await?;
+    if let Some(service) = restart::service_named(&state.task.title, &ctx.setup.restart_allowlist) {
+        // Triceratops never restarts anything itself: it asks, and waits for panda.
+        let request = restart::request(ctx, state.task_id, &service).await?;
+        restarts.insert(request);
+        return Ok(());
+    }
+    finish(ctx, debates, restarts, state).await
+}
+
+/// Completes (or fails) an execution in progress: a restart's outcome, or the recorded plan.
+async fn finish(
+    ctx: &Ctx<'_>,
+    debates: &mut Debates,
+    restarts: &mut Restarts,
+    state: &TaskState,
+) -> Result<(), LinkError> {
+    let Some((decision_id, d)) = &state.decision else {
+        return Ok(());
+    };
+    let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    let done = match restarts.request_for(&state.task_id).cloned() {
+        Some(request) => match restarts.state(&request.id, ctx, debates).map(|s| s.state) {
+            Some(RestartState::Completed) => Execution {
+                status: ExecStatus::Completed,
+                result: "restart performed by panda after gorilla's approval".into(),
+            },
+            Some(RestartState::Failed) => Execution {
+                status: ExecStatus::Failed,
+                result: "panda could not perform the restart".into(),
+            },
+            Some(RestartState::Refused(why)) => Execution {
+                status: ExecStatus::Failed,
+                result: format!("restart refused: {why}"),
+            },
+            _ if restart::expired(request.created_at, ctx) => Execution {
+                status: ExecStatus::Failed,
+                result: "no answer to the restart request within 300 s".into(),
+            },
+            _ => return Ok(()),
+        },
+        None => {
+            // No worker takes this kind of task yet: the decided plan is recorded as the result.
+            let counted: Vec<(BrainName, Opinion)> = counted(state, d.round)
+                .into_iter()
+                .map(|(_, b, o)| (b, o))
+                .collect();
+            Execution {
+                status: ExecStatus::Completed,
+                result: mind::execution_plan(&state.task, &counted, language),
+            }
+        }
+    };
+    let failed = done.status == ExecStatus::Failed;
+    ctx.publish(debates, execution(state.task_id, *decision_id, &done))
+        .await?;
+    let msg = match (language, failed) {
+        (Language::Ja, false) => format!("「{}」の実行を完了しました。", state.task.title),
+        (Language::Ja, true) => format!(
+            "「{}」の実行に失敗しました: {}",
+            state.task.title, done.result
+        ),
+        (Language::En, false) => format!("Done: \"{}\" is completed.", state.task.title),
+        (Language::En, true) => format!("\"{}\" failed: {}", state.task.title, done.result),
+    };
+    note(ctx, debates, state.task_id, &msg).await
+}
+
+fn starting(language: Language, title: &str) -> String {
+    match language {
+        Language::Ja => format!("「{title}」の実行を開始します。"),
+        Language::En => format!("Starting on \"{title}\"."),
+    }
+}
+
+/// A short kind-1 note for people's clients, linking the task (NIP-19 nevent, NIP-10 mention).
+async fn note(
+    ctx: &Ctx<'_>,
+    debates: &mut Debates,
+    task: EventId,
+    text: &str,
+) -> Result<(), LinkError> {
+    let link = Nip19Event::new(task)
+        .to_bech32()
+        .map(|b| format!("\n\nnostr:{b}"))
+        .unwrap_or_default();
+    let builder = EventBuilder::text_note(format!("{text}{link}"))
+        .tag(Tag::parse(["e", &task.to_hex(), "", "mention"]).expect("a valid e tag"))
+        .tag(Tag::hashtag("soul"));
+    ctx.publish(debates, builder).await.map(|_| ())
+}

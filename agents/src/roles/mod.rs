@@ -1,0 +1,47 @@
+//! What each role does once its agent is up. One folder or file per role.
+//!
+//! A role reads the relay through the host's shared [`Link`](crate::link::Link) and answers by
+//! publishing signed events; it keeps no state the relay does not hold, so a restarted agent
+//! picks up where the relay says it was.
+
+pub mod brain;
+
+use tokio::task::{AbortHandle, JoinSet};
+
+use crate::host::{HostOptions, Identity, Supervisor};
+use crate::link::{Link, LinkError};
+use soul_kinds::Role;
+
+/// What every role gets from its host.
+#[derive(Debug, Clone)]
+pub struct RoleCtx {
+    /// The host's shared connection.
+    pub link: Link,
+    /// The host's settings (roster, clock, town directory, …).
+    pub options: HostOptions,
+    /// The host, for restarts.
+    pub supervisor: Supervisor,
+}
+
+/// Starts the tasks of `agent`'s role in `tasks`; returns their handles so the host can restart
+/// them. Roles without behaviour yet only have their presence (started by the host).
+pub fn spawn(
+    tasks: &mut JoinSet<Result<(), LinkError>>,
+    agent: &Identity,
+    ctx: &RoleCtx,
+) -> Vec<AbortHandle> {
+    let mut handles = Vec::new();
+    match agent.role {
+        Role::Brain => match brain::BrainSetup::from_ctx(ctx) {
+            Some(setup) => {
+                handles.push(tasks.spawn(brain::run(agent.clone(), ctx.link.clone(), setup)));
+            }
+            None => tracing::warn!(
+                agent = %agent.name,
+                "the roster lacks panda, gorilla or triceratops: brains cannot debate"
+            ),
+        },
+        Role::Resident | Role::Reviewer | Role::Reporter | Role::Buddy | Role::Executor => {}
+    }
+    handles
+}

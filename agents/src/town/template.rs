@@ -1,0 +1,47 @@
+//! The town template (`residents/`, `rules/`, `bulletin/` at the repository root), embedded in
+//! the binary so that `soul init` works on a machine without the source tree.
+
+use std::path::Path;
+
+use anyhow::Context;
+use include_dir::{include_dir, Dir};
+
+static RESIDENTS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../residents");
+static RULES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../rules");
+static BULLETIN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../bulletin");
+
+/// The template folders and their names inside a town.
+fn folders() -> [(&'static str, &'static Dir<'static>); 3] {
+    [
+        ("residents", &RESIDENTS),
+        ("rules", &RULES),
+        ("bulletin", &BULLETIN),
+    ]
+}
+
+/// Writes the template folders into `town`. Existing files are left alone.
+pub fn copy_into(town: &Path) -> anyhow::Result<()> {
+    for (name, dir) in folders() {
+        let target = town.join(name);
+        std::fs::create_dir_all(&target)
+            .with_context(|| format!("cannot create {}", target.display()))?;
+        dir.extract(&target).with_context(|| {
+            format!("cannot write the {name} template into {}", target.display())
+        })?;
+    }
+    Ok(())
+}
+
+/// Names of the template's residents: every `residents/NAME.yaml` except `_common.yaml`.
+pub fn resident_names() -> Vec<String> {
+    let mut names: Vec<String> = RESIDENTS
+        .files()
+        .filter_map(|f| {
+            let path = f.path();
+            let stem = path.file_stem()?.to_str()?;
+            (path.extension()? == "yaml" && !stem.starts_with('_')).then(|| stem.to_string())
+        })
+        .collect();
+    names.sort();
+    names
+}
