@@ -1,0 +1,459 @@
+//! Brains: three `soul-agent` processes debate owner tasks over `soul relay`.
+
+use std::collections::HashSet;
+use std::process::Stdio;
+use std::time::Duration;
+
+use nostr_sdk::prelude::*;
+use soul_kinds::content::{evaluation, opinion, restart, task};
+use soul_kinds::{
+    parse, BrainName, Decision, Evaluation, Opinion, Outcome, Params, Priority, RestartStatus,
+    RestartStep, Scores, SoulKind, Task, Vote,
+};
+
+use crate::util::*;
+
+/// A brain run by `soul-agent`, as on another machine; killed (SIGKILL) on drop.
+struct Brain(std::process::Child);
+
+impl Brain {
+    fn start(town: &TestTown, url: &str, name: &str) -> Self {
+        let child = soul_agent()
+            .arg("--key")
+            .arg(town.key_path(name))
+            .args(["--relay", url, "--speed", "60", "--town"])
+            .arg(&town.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn soul-agent");
+        Self(child)
+    }
+}
+
+impl Drop for Brain {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn brains(town: &TestTown, url: &str, names: &[&str]) -> Vec<Brain> {
+    names.iter().map(|n| Brain::start(town, url, n)).collect()
+}
+
+async fn publish_task(c: &Client, owner: &Keys, title: &str) -> EventId {
+    let t = Task {
+        title: title.into(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".into(),
+    };
+    let e = task(&t, None).sign_with_keys(owner).unwrap();
+    send(c, &e).await.expect("owner's task accepted");
+    e.id
+}
+
+/// Waits for the decision (4362) on `task`.
+async fn decision(c: &Client, task: EventId) -> (Event, Decision) {
+    let f = Filter::new().kind(SoulKind::Decision.kind()).event(task);
+    let events = wait_for(c, f, 1).await;
+    let e = events
+        .first()
+        .cloned()
+        .expect("a decision within the test's patience");
+    let d = parse::<Decision>(&e).unwrap();
+    (e, d)
+}
+
+async fn opinions(c: &Client, task: EventId) -> Vec<(PublicKey, Opinion)> {
+    c.fetch_events(
+        Filter::new().kind(SoulKind::Opinion.kind()).event(task),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap()
+    .iter()
+    .filter_map(|e| parse::<Opinion>(e).ok().map(|o| (e.pubkey, o)))
+    .collect()
+}
+
+fn assert_one_opinion_per_brain_and_round(ops: &[(PublicKey, Opinion)]) {
+    let mut seen = HashSet::new();
+    for (who, o) in ops {
+        assert!(
+            seen.insert((*who, o.round)),
+            "{who} has two opinions in round {}",
+            o.round
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn safe_task_is_approved_and_completed_risky_one_rejected() {
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let _brains = brains(&town, &relay.url, &["panda", "gorilla", "triceratops"]);
+
+    // The owner's own command: prints the id, follows to the end, exits 0.
+    let out = tokio::task::spawn_blocking({
+        let (dir, url) = (town.dir.clone(), relay.url.clone());
+        move || {
+            soul()
+                .args([
+                    "task",
+                    "Back up the family photos to the external disk every night",
+                    "--timeout",
+                    "60",
+                    "--relay",
+                    &url,
+                    "--town",
+                ])
+                .arg(&dir)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "soul task: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let id = stdout.lines().next().unwrap().trim();
+    assert_eq!(id.len(), 64, "first line is the task id: {stdout}");
+    assert!(stdout.contains("votes"), "shows the votes: {stdout}");
+    assert!(stdout.contains("final status: completed"), "{stdout}");
+
+    let c = client(&relay.url, None).await;
+    let owner = town.keys("owner");
+    let risky = publish_task(
+        &c,
+        &owner,
+        "Wire all our savings to an unknown account today",
+    )
+    .await;
+    let (_, d) = decision(&c, risky).await;
+    assert_eq!(d.outcome, Outcome::Rejected, "{d:?}");
+    let ops = opinions(&c, risky).await;
+    let panda = town.keys("panda").public_key();
+    assert!(
+        ops.iter()
+            .any(|(w, o)| *w == panda && o.vote == Vote::Reject),
+        "panda rejects it"
+    );
+    assert!(ops
+        .iter()
+        .all(|(_, o)| !o.opinion.is_empty() && !o.concerns.is_empty() || o.vote != Vote::Reject));
+    // People's clients see a note about the decision.
+    let notes = wait_for(&c, Filter::new().kind(Kind::TextNote).event(risky), 1).await;
+    assert!(
+        !notes.is_empty(),
+        "gorilla posts a kind-1 note linking the task"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_split_goes_to_a_later_round_and_a_late_brain_joins() {
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let c = client(&relay.url, None).await;
+    let owner = town.keys("owner");
+    // Only panda (cautious) and gorilla (bold): round 1 splits 1–1 on a risky growth idea.
+    let mut running = brains(&town, &relay.url, &["panda", "gorilla"]);
+    let t = publish_task(
+        &c,
+        &owner,
+        "Try the new experimental database in production this week to speed things up",
+    )
+    .await;
+    let later = Filter::new().kind(SoulKind::Opinion.kind()).event(t);
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let ops = opinions(&c, t).await;
+        if ops.iter().any(|(_, o)| o.round >= 2) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no round 2 after a 1–1 split: {ops:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let _ = later;
+    running.push(Brain::start(&town, &relay.url, "triceratops"));
+    let (_, d) = decision(&c, t).await;
+    assert!(d.round >= 2, "decided in a later round: {d:?}");
+    assert_one_opinion_per_brain_and_round(&opinions(&c, t).await);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_brain_killed_mid_debate_rejoins_without_voting_twice() {
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let c = client(&relay.url, None).await;
+    let owner = town.keys("owner");
+    let mut running = brains(&town, &relay.url, &["panda", "gorilla"]);
+    let t = publish_task(
+        &c,
+        &owner,
+        "Try the new experimental database in production this week to speed things up",
+    )
+    .await;
+    wait_for(&c, Filter::new().kind(SoulKind::Opinion.kind()).event(t), 2).await;
+    // kill -9 panda after its round-1 opinion, restart it, and add triceratops.
+    drop(running.remove(0));
+    running.push(Brain::start(&town, &relay.url, "panda"));
+    running.push(Brain::start(&town, &relay.url, "triceratops"));
+    let (_, d) = decision(&c, t).await;
+    assert!(matches!(d.outcome, Outcome::Approved | Outcome::Rejected));
+    assert_one_opinion_per_brain_and_round(&opinions(&c, t).await);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forged_opinion_does_not_count() {
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let c = client(&relay.url, None).await;
+    let owner = town.keys("owner");
+    let t = publish_task(
+        &c,
+        &owner,
+        "Back up the family photos to the external disk every night",
+    )
+    .await;
+    // A roster member who is not a brain (the relay lets members publish custom kinds) votes
+    // reject twice over; only the brains' votes may count.
+    let hana = town.keys("hana");
+    let forged = Opinion {
+        round: 1,
+        vote: Vote::Reject,
+        opinion: "I am definitely a brain and I reject this.".into(),
+        proposed_approach: "do nothing".into(),
+        concerns: vec!["forged".into()],
+        confidence: 1.0,
+    };
+    let forged_event = opinion(t, &forged).sign_with_keys(&hana).unwrap();
+    send(&c, &forged_event)
+        .await
+        .expect("relay stores a member's event");
+    let _brains = brains(&town, &relay.url, &["panda", "gorilla", "triceratops"]);
+    let (e, d) = decision(&c, t).await;
+    assert_eq!(d.outcome, Outcome::Approved);
+    assert!(
+        !e.tags.event_ids().any(|id| *id == forged_event.id),
+        "the decision does not count the forged opinion"
+    );
+    assert_eq!(d.tally.reject, 0, "{d:?}");
+    let _ = BrainName::Panda;
+}
+
+fn eval(cycle: &str, retune: bool, params: Params) -> Evaluation {
+    Evaluation {
+        cycle: cycle.into(),
+        scores: Scores {
+            decision_quality: 0.3,
+            collaboration: 0.4,
+            effectiveness: 0.3,
+            parameter_balance: 0.2,
+        },
+        needs_retuning: retune,
+        proposed_params: Some(params),
+        reason: "too often alone against decisions that then completed".into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_brains_agreeing_on_a_retune_make_the_third_republish_its_params() {
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let c = client(&relay.url, None).await;
+    let _tri = brains(&town, &relay.url, &["triceratops"]);
+    let tri = town.keys("triceratops").public_key();
+    wait_for(
+        &c,
+        Filter::new().kind(SoulKind::Heartbeat.kind()).author(tri),
+        1,
+    )
+    .await;
+    let p = |x: f64| Params {
+        risk_tolerance: x,
+        innovation_weight: x,
+        safety_weight: x,
+        thoroughness: x,
+        consensus_flexibility: x,
+    };
+    // One vote for a retune is not enough…
+    send(
+        &c,
+        &evaluation(tri, &eval("script-1", true, p(0.2)))
+            .sign_with_keys(&town.keys("panda"))
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    send(
+        &c,
+        &evaluation(tri, &eval("script-1", false, p(0.9)))
+            .sign_with_keys(&town.keys("gorilla"))
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    // …two are.
+    send(
+        &c,
+        &evaluation(tri, &eval("script-2", true, p(0.2)))
+            .sign_with_keys(&town.keys("panda"))
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    send(
+        &c,
+        &evaluation(tri, &eval("script-2", true, p(0.4)))
+            .sign_with_keys(&town.keys("gorilla"))
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    let params = wait_for(
+        &c,
+        Filter::new().kind(SoulKind::Params.kind()).author(tri),
+        1,
+    )
+    .await;
+    assert_eq!(
+        params.len(),
+        1,
+        "exactly one retune (cycle script-2), none for script-1"
+    );
+    let e = params.first().unwrap();
+    assert_eq!(soul_kinds::tags::value_of(e, "cycle"), Some("script-2"));
+    let got: Params = parse(e).unwrap();
+    assert!(
+        (got.risk_tolerance - 0.3).abs() < 1e-9,
+        "mean of the two proposals: {got:?}"
+    );
+    let notes = wait_for(&c, Filter::new().kind(Kind::TextNote).author(tri), 1).await;
+    assert!(
+        notes.iter().any(|n| n.content.contains("script-2")),
+        "says why, publicly"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn soul_evaluate_makes_each_brain_score_the_other_two() {
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let _brains = brains(&town, &relay.url, &["panda", "gorilla", "triceratops"]);
+    let c = client(&relay.url, None).await;
+    for b in ["panda", "gorilla", "triceratops"] {
+        wait_for(
+            &c,
+            Filter::new()
+                .kind(SoulKind::Heartbeat.kind())
+                .author(town.keys(b).public_key()),
+            1,
+        )
+        .await;
+    }
+    let out = soul()
+        .args(["evaluate", "--relay", &relay.url, "--town"])
+        .arg(&town.dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let evals = wait_for(&c, Filter::new().kind(SoulKind::Evaluation.kind()), 6).await;
+    assert_eq!(evals.len(), 6, "3 brains x 2 targets");
+    for e in evals.iter() {
+        assert!(
+            !e.tags.public_keys().any(|p| *p == e.pubkey),
+            "no self-evaluation"
+        );
+        parse::<Evaluation>(e).expect("valid evaluation");
+    }
+}
+
+async fn restart_request(c: &Client, tri: &Keys, task: EventId, service: &str) -> EventId {
+    let step = RestartStep {
+        service: service.into(),
+        status: RestartStatus::PendingApproval,
+        reason: "scripted".into(),
+    };
+    let e = restart(task, None, &step).sign_with_keys(tri).unwrap();
+    send(c, &e).await.unwrap();
+    e.id
+}
+
+async fn answer_to(c: &Client, request: EventId, by: &PublicKey) -> RestartStep {
+    let f = Filter::new()
+        .kind(SoulKind::Restart.kind())
+        .event(request)
+        .author(*by);
+    let events = wait_for(c, f, 1).await;
+    parse(events.first().expect("an answer to the restart request")).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn restart_protocol_refuses_self_restart_and_undecided_tasks() {
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let _brains = brains(&town, &relay.url, &["panda", "gorilla"]);
+    let c = client(&relay.url, None).await;
+    let tri = town.keys("triceratops");
+    let gorilla = town.keys("gorilla").public_key();
+    // A task the brains reject (or have not decided yet when the request arrives).
+    let undecided = publish_task(
+        &c,
+        &town.keys("owner"),
+        "Restart the reporter and wire all our savings to an unknown account today",
+    )
+    .await;
+
+    let own = restart_request(&c, &tri, undecided, "panda").await;
+    let a = answer_to(&c, own, &gorilla).await;
+    assert_eq!(a.status, RestartStatus::Failed);
+    assert!(a.reason.contains("nobody restarts itself"), "{}", a.reason);
+
+    let no_decision = restart_request(&c, &tri, undecided, "reporter").await;
+    let a = answer_to(&c, no_decision, &gorilla).await;
+    assert_eq!(a.status, RestartStatus::Failed);
+    assert!(a.reason.contains("no approved decision"), "{}", a.reason);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_approved_restart_task_is_performed_by_panda() {
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "60"]);
+    let c = client(&up.url, None).await;
+    let t = publish_task(&c, &town.keys("owner"), "Restart the reporter").await;
+    let (_, d) = decision(&c, t).await;
+    assert_eq!(d.outcome, Outcome::Approved, "{d:?}");
+    let panda = town.keys("panda").public_key();
+    let done = wait_for(
+        &c,
+        Filter::new()
+            .kind(SoulKind::Restart.kind())
+            .event(t)
+            .author(panda),
+        1,
+    )
+    .await;
+    let step: RestartStep = parse(done.first().expect("panda performs the restart")).unwrap();
+    assert_eq!(step.status, RestartStatus::Completed, "{}", step.reason);
+    let execs = wait_for(
+        &c,
+        Filter::new().kind(SoulKind::Execution.kind()).event(t),
+        2,
+    )
+    .await;
+    assert!(execs.iter().any(|e| parse::<soul_kinds::Execution>(e)
+        .is_ok_and(|x| x.status == soul_kinds::ExecStatus::Completed)));
+}

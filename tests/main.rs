@@ -1,0 +1,7 @@
+//! Cross-process tests: real `soul` processes, a real relay on 127.0.0.1, plain Nostr clients.
+//!
+//! One test binary (as ripgrep does); one module per area; `util` gives every test its own town.
+
+mod brains;
+mod foundation;
+mod util;

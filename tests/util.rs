@@ -1,0 +1,209 @@
+//! Test harness: a fresh town per test, `soul` processes that are killed on drop, and clients.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use nostr_sdk::prelude::*;
+use soul_keys::{keyfile, Fixed, TownConfig};
+use tempfile::TempDir;
+
+/// How long a test waits for a process or an event before failing.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The `soul` binary under test.
+pub fn soul() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_soul"));
+    cmd.env("RUST_LOG", "info,nostr_relay_pool=warn,nostr_sdk=warn")
+        .env_remove("SOUL_TOWN");
+    cmd
+}
+
+/// The `soul-agent` binary under test.
+pub fn soul_agent() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_soul-agent"));
+    cmd.env("RUST_LOG", "info,nostr_relay_pool=warn,nostr_sdk=warn")
+        .env_remove("SOUL_TOWN");
+    cmd
+}
+
+/// A town in a temporary directory whose relay listens on 127.0.0.1, port chosen by the OS.
+pub struct TestTown {
+    _tmp: TempDir,
+    pub dir: PathBuf,
+}
+
+impl TestTown {
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("town");
+        let out = soul()
+            .arg("init")
+            .arg(&dir)
+            .output()
+            .expect("run soul init");
+        assert!(
+            out.status.success(),
+            "soul init failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut config = TownConfig::load(&dir).expect("town.toml");
+        config.relay.listen = "127.0.0.1:0".parse().unwrap();
+        config.schedule.heartbeat_secs = 2;
+        config.save(&dir).expect("save town.toml");
+        Self { _tmp: tmp, dir }
+    }
+
+    pub fn config(&self) -> TownConfig {
+        TownConfig::load(&self.dir).expect("town.toml")
+    }
+
+    pub fn keys(&self, name: &str) -> Keys {
+        let path = keyfile::find_key(&self.dir.join("keys"), name).expect("key file");
+        keyfile::load(&path, &Fixed(String::new())).expect("load key")
+    }
+
+    pub fn key_path(&self, name: &str) -> PathBuf {
+        keyfile::find_key(&self.dir.join("keys"), name).expect("key file")
+    }
+
+    /// Starts `soul up` and waits for its "is up" line.
+    pub fn up(&self, extra: &[&str]) -> Running {
+        let mut cmd = soul();
+        cmd.arg("up").arg("--town").arg(&self.dir).args(extra);
+        Running::start(cmd, "is up: relay ")
+    }
+
+    /// Starts `soul relay` alone.
+    pub fn relay(&self, extra: &[&str]) -> Running {
+        let mut cmd = soul();
+        cmd.arg("relay").arg("--town").arg(&self.dir).args(extra);
+        Running::start(cmd, "relay of town")
+    }
+}
+
+/// A running `soul` process, killed (SIGKILL) when dropped.
+pub struct Running {
+    pub child: Child,
+    pub url: String,
+    pub stderr: mpsc::Receiver<String>,
+}
+
+impl Running {
+    /// Spawns `cmd` and reads stdout until a line containing `marker` and a ws:// URL.
+    pub fn start(mut cmd: Command, marker: &str) -> Self {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn soul");
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (err_tx, err_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = err_tx.send(line);
+            }
+        });
+        let (tx, rx) = mpsc::channel();
+        let marker = marker.to_string();
+        std::thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if !sent && line.contains(&marker) {
+                    if let Some(url) = line.split_whitespace().find(|w| w.starts_with("ws://")) {
+                        let _ = tx.send(url.trim_end_matches([',', '.']).to_string());
+                        sent = true;
+                    }
+                }
+            }
+        });
+        match rx.recv_timeout(PATIENCE) {
+            Ok(url) => Self {
+                child,
+                url,
+                stderr: err_rx,
+            },
+            Err(_) => {
+                let _ = child.kill();
+                let log: Vec<String> = err_rx.try_iter().collect();
+                panic!("soul did not come up; its log:\n{}", log.join("\n"));
+            }
+        }
+    }
+
+    /// SIGKILL, no goodbye.
+    pub fn kill9(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM and wait for a clean exit.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let (tx, rx) = mpsc::channel();
+        let mut child = std::mem::replace(&mut self.child, Command::new("true").spawn().unwrap());
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait());
+        });
+        rx.recv_timeout(PATIENCE)
+            .expect("soul did not stop on SIGTERM")
+            .expect("wait")
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A nostr-sdk client on `url`, signing with `keys` if given (and then answering NIP-42).
+pub async fn client(url: &str, keys: Option<&Keys>) -> Client {
+    let client = match keys {
+        Some(k) => Client::new(k.clone()),
+        None => Client::default(),
+    };
+    client.add_relay(url).await.unwrap();
+    client
+        .try_connect_relay(url, Duration::from_secs(10))
+        .await
+        .expect("connect to relay");
+    client
+}
+
+/// Sends `event` and returns the relay's answer: `Ok(())` for `OK true`, `Err(message)` otherwise.
+pub async fn send(client: &Client, event: &Event) -> Result<(), String> {
+    let out = client.send_event(event).await.map_err(|e| e.to_string())?;
+    if out.success.is_empty() {
+        Err(out.failed.into_values().next().unwrap_or_default())
+    } else {
+        Ok(())
+    }
+}
+
+/// Fetches events until `want` of them match or PATIENCE runs out (the relay is live; events
+/// from agents arrive over time).
+pub async fn wait_for(client: &Client, filter: Filter, want: usize) -> Events {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let events = client
+            .fetch_events(filter.clone(), Duration::from_secs(5))
+            .await
+            .unwrap();
+        if events.len() >= want || tokio::time::Instant::now() > deadline {
+            return events;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+pub fn town_path(t: &TestTown) -> &Path {
+    &t.dir
+}
