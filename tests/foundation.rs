@@ -92,6 +92,33 @@ async fn up_publishes_every_agents_profile_relay_lists_and_heartbeat() {
         up.url.trim_end_matches('/')
     );
 
+    // NIP-89: the owner says where soul's kinds can be viewed.
+    let handler = wait_for(
+        &c,
+        Filter::new().kind(Kind::Custom(31990)).author(roster.owner),
+        1,
+    )
+    .await;
+    let handler = handler.first().expect("a 31990 handler-information event");
+    let ks: Vec<&str> = handler
+        .tags
+        .iter()
+        .filter(|t| t.kind() == TagKind::custom("k"))
+        .filter_map(|t| t.content())
+        .collect();
+    assert!(ks.contains(&"4361") && ks.contains(&"4360"), "{ks:?}");
+    let recs = wait_for(
+        &c,
+        Filter::new().kind(Kind::Custom(31989)).author(roster.owner),
+        19,
+    )
+    .await;
+    assert_eq!(
+        recs.len(),
+        SoulKind::ALL.len(),
+        "one recommendation per soul kind"
+    );
+
     // status --json has the contract's shape and sees every agent alive.
     let out = soul()
         .args(["status", "--json", "--relay", &up.url, "--town"])

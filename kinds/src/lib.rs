@@ -25,6 +25,7 @@ pub mod content;
 pub mod error;
 pub mod fold;
 pub mod kind;
+pub mod nip89;
 pub mod role;
 pub mod roster;
 pub mod tags;

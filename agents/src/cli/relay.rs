@@ -9,6 +9,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use soul_kinds::content::{roster, RosterContent};
+use soul_kinds::nip89;
 
 use crate::link::Link;
 use crate::town::load::Town;
@@ -79,7 +80,7 @@ pub(super) async fn start(town: &Town, unlimited: bool) -> anyhow::Result<Runnin
     Ok((local, stop, handle))
 }
 
-/// Publishes the roster (34364) signed by the owner, so that agents elsewhere can trust it. When
+/// Publishes the roster (34364) and the NIP-89 handler events signed by the owner, so that agents elsewhere can trust it. When
 /// the owner's key is not on this machine (a phone's key), the owner publishes it themselves.
 pub(super) async fn publish_roster(town: &Town, relay_url: &str) -> anyhow::Result<()> {
     let Some(owner) = town.owner_keys()? else {
@@ -95,6 +96,16 @@ pub(super) async fn publish_roster(town: &Town, relay_url: &str) -> anyhow::Resu
         roster(&town.config.town.name, &RosterContent { members }),
     )
     .await?;
+    // NIP-89: tell stock clients where soul's kinds can be viewed.
+    let dashboard = format!("http://{}", town.config.dashboard.listen);
+    link.publish(
+        &owner,
+        nip89::handler_information(&town.config.town.name, &dashboard),
+    )
+    .await?;
+    for recommendation in nip89::recommendations(owner.public_key()) {
+        link.publish(&owner, recommendation).await?;
+    }
     link.close().await;
     Ok(())
 }
