@@ -4,4 +4,5 @@
 
 mod brains;
 mod foundation;
+mod relay;
 mod util;
