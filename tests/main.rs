@@ -5,4 +5,5 @@
 mod brains;
 mod foundation;
 mod relay;
+mod replay;
 mod util;

@@ -5,6 +5,7 @@ mod init;
 mod keys;
 mod relay;
 mod render;
+mod replay;
 mod shutdown;
 mod status;
 mod task;
@@ -75,6 +76,17 @@ pub enum Command {
         #[arg(long)]
         relay: Option<String>,
     },
+    /// Re-fetch a task's debate from any relay, verify every event, and print its timeline.
+    Replay {
+        /// The task's event id (hex, note1 or nevent1).
+        task: String,
+        /// The relay to read (default: town.toml's).
+        #[arg(long)]
+        relay: Option<String>,
+        /// The owner's npub, when there is no town directory here.
+        #[arg(long)]
+        owner: Option<String>,
+    },
     /// List the town's keys, export one, or encrypt them with a passphrase (NIP-49).
     Keys {
         /// `list` (default), `export NAME` or `encrypt [NAME…]`.
@@ -92,6 +104,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Status { json, relay } => status::run(&cli.town, json, relay).await,
         Command::Keys { action } => keys::run(&cli.town, action),
         Command::Evaluate { relay } => evaluate::run(&cli.town, relay).await,
+        Command::Replay { task, relay, owner } => replay::run(&cli.town, &task, relay, owner).await,
         Command::Task(args) => task::run(&cli.town, args).await,
         Command::Watch { relay, history } => watch::run(&cli.town, relay, history).await,
     }
