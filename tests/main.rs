@@ -3,6 +3,7 @@
 //! One test binary (as ripgrep does); one module per area; `util` gives every test its own town.
 
 mod brains;
+mod federation;
 mod foundation;
 mod relay;
 mod replay;

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod agent_cli;
+pub mod bridge;
 pub mod cli;
 pub mod clock;
 pub mod host;

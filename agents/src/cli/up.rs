@@ -72,7 +72,18 @@ pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
         clock,
         heartbeat_every: Duration::from_secs(town.config.schedule.heartbeat_secs.max(1)),
     };
+    let bridge = (!town.config.relay.federation.is_empty()).then(|| {
+        tokio::spawn(crate::bridge::run(crate::bridge::BridgeConfig {
+            town_relay: options.relay_url.clone(),
+            peers: town.config.relay.federation.clone(),
+            roster: options.roster.clone(),
+            state: dir.join("bridge.json"),
+        }))
+    });
     let result = host::run(agents, options, super::signal()).await;
+    if let Some(bridge) = bridge {
+        bridge.abort();
+    }
     if let Some((_, stop, handle)) = relay {
         let _ = stop.send(());
         handle.await??;

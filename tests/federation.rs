@@ -1,0 +1,158 @@
+//! Federation: the town and a second relay standing for a public relay.
+
+use std::time::Duration;
+
+use nostr_relay_builder::builder::RateLimit;
+use nostr_relay_builder::{LocalRelay, RelayBuilder};
+use nostr_sdk::prelude::*;
+use soul_kinds::content::task;
+use soul_kinds::{Priority, SoulKind, Task};
+
+use crate::util::*;
+
+/// A relay without soul's policies, on 127.0.0.1, standing for a public relay.
+async fn public_relay() -> (LocalRelay, String) {
+    let relay = LocalRelay::new(RelayBuilder::default().rate_limit(RateLimit {
+        max_reqs: 500,
+        notes_per_minute: u32::MAX,
+    }));
+    relay.run().await.unwrap();
+    let url = relay.url().await.to_string();
+    (relay, url)
+}
+
+fn stderr_lines(up: &Running) -> Vec<String> {
+    up.stderr.try_iter().collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bridge_pushes_public_events_pulls_owner_tasks_and_keeps_secrets_home() {
+    let (_public, public_url) = public_relay().await;
+    let town = TestTown::new();
+    let mut config = town.config();
+    config.relay.federation = vec![public_url.clone()];
+    config.save(&town.dir).unwrap();
+    let roster = config.roster().unwrap();
+    let members: Vec<PublicKey> = roster.members.iter().map(|m| m.pubkey).collect();
+
+    let up = town.up(&["--speed", "60"]);
+    let home = client(&up.url, None).await;
+    let public = client(&public_url, None).await;
+
+    // Out: every agent's profile reaches the public relay.
+    let profiles = wait_for(
+        &public,
+        Filter::new().kind(Kind::Metadata).authors(members.clone()),
+        members.len(),
+    )
+    .await;
+    assert_eq!(profiles.len(), members.len());
+
+    // A gift wrap inside the town stays home.
+    let owner = town.keys("owner");
+    let buddy = town.keys("buddy").public_key();
+    let rumor = EventBuilder::private_msg_rumor(buddy, "a secret").build(owner.public_key());
+    let wrap = EventBuilder::gift_wrap(&owner, &buddy, rumor, [])
+        .await
+        .unwrap();
+    send(&home, &wrap).await.unwrap();
+
+    // In: a task the owner publishes only on the public relay is pulled in and debated at home.
+    let t = Task {
+        title: "Back up the family photos to the external disk every night".into(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".into(),
+    };
+    let outside = task(&t, None).sign_with_keys(&owner).unwrap();
+    send(&public, &outside).await.unwrap();
+    let decided = wait_for(
+        &home,
+        Filter::new()
+            .kind(SoulKind::Decision.kind())
+            .event(outside.id),
+        1,
+    )
+    .await;
+    assert_eq!(decided.len(), 1, "the pulled task was debated in the town");
+    // …and the debate flows back out.
+    let out = wait_for(
+        &public,
+        Filter::new()
+            .kind(SoulKind::Decision.kind())
+            .event(outside.id),
+        1,
+    )
+    .await;
+    assert_eq!(out.len(), 1, "the decision reached the public relay");
+
+    let leaked = public
+        .fetch_events(
+            Filter::new().kinds([
+                Kind::GiftWrap,
+                SoulKind::Memory.kind(),
+                SoulKind::Heartbeat.kind(),
+            ]),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert!(
+        leaked.is_empty(),
+        "gift wraps, memory and heartbeats never leave: {leaked:?}"
+    );
+
+    // A restart resumes: negentropy finds what the peer has; the old debate is not sent again.
+    let first_run = stderr_lines(&up);
+    assert!(
+        first_run.iter().any(|l| l.contains("caught up")),
+        "{first_run:?}"
+    );
+    assert!(up.terminate().success());
+    let up = town.up(&["--speed", "60"]);
+    let home = client(&up.url, None).await;
+    wait_for(
+        &home,
+        Filter::new().kind(SoulKind::Heartbeat.kind()),
+        members.len(),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let line = loop {
+        let lines = stderr_lines(&up);
+        if let Some(l) = lines
+            .into_iter()
+            .find(|l| l.contains("caught up by negentropy"))
+        {
+            break l;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the bridge never caught up after a restart"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let number = |key: &str| -> usize {
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{key}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{key} in {line}"))
+    };
+    let (sent, had) = (number("sent"), number("already_there"));
+    assert!(
+        had > sent,
+        "after a restart most events are already on the peer: {line}"
+    );
+    let debate = home
+        .fetch_events(
+            Filter::new().kinds([SoulKind::Opinion.kind(), SoulKind::Decision.kind()]),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap()
+        .len();
+    assert!(
+        had >= debate,
+        "the earlier debate ({debate} events) is not sent again: {line}"
+    );
+}
