@@ -156,3 +156,40 @@ async fn the_bridge_pushes_public_events_pulls_owner_tasks_and_keeps_secrets_hom
         "the earlier debate ({debate} events) is not sent again: {line}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn agents_run_unchanged_on_a_relay_nobody_here_wrote() {
+    // rust-nostr's own relay implementation, with none of soul's code in front of it.
+    let (_other, other_url) = public_relay().await;
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "60", "--relay", &other_url]);
+    assert_eq!(
+        up.url.trim_end_matches('/'),
+        other_url.trim_end_matches('/')
+    );
+    let c = client(&other_url, None).await;
+    let owner = town.keys("owner");
+    let t = Task {
+        title: "Back up the family photos to the external disk every night".into(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".into(),
+    };
+    let e = task(&t, None).sign_with_keys(&owner).unwrap();
+    send(&c, &e).await.unwrap();
+    let execs = wait_for(
+        &c,
+        Filter::new().kind(SoulKind::Execution.kind()).event(e.id),
+        2,
+    )
+    .await;
+    let statuses: Vec<String> = execs
+        .iter()
+        .filter_map(|x| soul_kinds::parse::<soul_kinds::Execution>(x).ok())
+        .map(|x| x.status.as_str().to_string())
+        .collect();
+    assert!(
+        statuses.contains(&"completed".to_string()),
+        "debated to its end there: {statuses:?}"
+    );
+}
