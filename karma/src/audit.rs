@@ -1,0 +1,130 @@
+//! Audit rows: one per guarded decision, with the fields of seed 003's observability record.
+//!
+//! The row is written by fixed code after the guardian and the gate decided; the mind only
+//! contributes its reasoning and confidence as data (seed 003 §4.4.4: the model never decides
+//! what is logged).
+
+use rusqlite::params;
+
+use crate::{Error, Karma};
+
+/// One guarded decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditRow {
+    /// Unique id of the record (the verdict event id when there is one).
+    pub record_id: String,
+    /// Seconds since the epoch.
+    pub timestamp: i64,
+    /// The deciding agent's name.
+    pub agent: String,
+    /// Who would act (hex pubkey).
+    pub actor: String,
+    /// The event the proposal is about (hex id).
+    pub subject: Option<String>,
+    /// What came in.
+    pub input_message: String,
+    /// What the mind was told, summarised.
+    pub context_summary: String,
+    /// `built-in` or the model's name.
+    pub llm_model: String,
+    /// The mind's reasoning.
+    pub llm_reasoning: String,
+    /// The mind's confidence, 0..=1.
+    pub llm_confidence: f64,
+    /// The proposed tool calls, JSON.
+    pub selected_tools: String,
+    /// allow | confirm | block | modify.
+    pub guardian_action: String,
+    /// Which check decided.
+    pub guardian_check: String,
+    /// Why.
+    pub guardian_reason: String,
+    /// allowed | denied | not_reached.
+    pub auth_result: String,
+    /// Why.
+    pub auth_reason: String,
+    /// Whether the action succeeded, when it ran.
+    pub execution_success: Option<bool>,
+    /// Its result, JSON, when it ran.
+    pub execution_result: Option<String>,
+    /// Its error, when it failed.
+    pub execution_error: Option<String>,
+    /// What was said to people.
+    pub final_response: String,
+    /// Whole handling time.
+    pub total_duration_ms: i64,
+    /// Time spent in the mind.
+    pub llm_duration_ms: i64,
+    /// Why the model's answer was not used, when the built-in mind stood in.
+    pub fallback: Option<String>,
+    /// The kind-4370 event published for it.
+    pub verdict_event: Option<String>,
+}
+
+impl Karma {
+    /// Writes one audit row.
+    pub fn record_audit(&self, a: &AuditRow) -> Result<i64, Error> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO audit (record_id, timestamp, agent, actor, subject, input_message, context_summary,
+               llm_model, llm_reasoning, llm_confidence, selected_tools, guardian_action, guardian_check,
+               guardian_reason, auth_result, auth_reason, execution_success, execution_result,
+               execution_error, final_response, total_duration_ms, llm_duration_ms, fallback, verdict_event)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+               ?19, ?20, ?21, ?22, ?23, ?24)",
+            params![
+                a.record_id,
+                a.timestamp,
+                a.agent,
+                a.actor,
+                a.subject,
+                a.input_message,
+                a.context_summary,
+                a.llm_model,
+                a.llm_reasoning,
+                a.llm_confidence,
+                a.selected_tools,
+                a.guardian_action,
+                a.guardian_check,
+                a.guardian_reason,
+                a.auth_result,
+                a.auth_reason,
+                a.execution_success,
+                a.execution_result,
+                a.execution_error,
+                a.final_response,
+                a.total_duration_ms,
+                a.llm_duration_ms,
+                a.fallback,
+                a.verdict_event
+            ],
+        )
+        .map_err(|e| self.sql("insert an audit row", e))?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Audit rows about `subject` (hex event id), oldest first: (guardian action, check,
+    /// verdict event).
+    pub fn audit_for(&self, subject: &str) -> Result<Vec<(String, String, Option<String>)>, Error> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare(
+                "SELECT guardian_action, guardian_check, verdict_event FROM audit
+                 WHERE subject = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.sql("read audit rows", e))?;
+        let rows = stmt
+            .query_map(params![subject], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.sql("read audit rows", e))?;
+        rows.collect::<Result<_, _>>()
+            .map_err(|e| self.sql("read an audit row", e))
+    }
+
+    /// How many audit rows there are.
+    pub fn audit_count(&self) -> Result<usize, Error> {
+        self.conn()
+            .query_row("SELECT count(*) FROM audit", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .map_err(|e| self.sql("count audit rows", e))
+    }
+}
