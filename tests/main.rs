@@ -3,6 +3,7 @@
 //! One test binary (as ripgrep does); one module per area; `util` gives every test its own town.
 
 mod brains;
+mod dashboard;
 mod federation;
 mod foundation;
 mod relay;

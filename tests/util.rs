@@ -53,6 +53,7 @@ impl TestTown {
         );
         let mut config = TownConfig::load(&dir).expect("town.toml");
         config.relay.listen = "127.0.0.1:0".parse().unwrap();
+        config.dashboard.listen = "127.0.0.1:0".parse().unwrap();
         config.schedule.heartbeat_secs = 2;
         config.save(&dir).expect("save town.toml");
         Self { _tmp: tmp, dir }
@@ -90,6 +91,8 @@ impl TestTown {
 pub struct Running {
     pub child: Child,
     pub url: String,
+    /// The dashboard's http:// URL when the marker line names one.
+    pub dashboard: Option<String>,
     pub stderr: mpsc::Receiver<String>,
 }
 
@@ -115,17 +118,23 @@ impl Running {
             let mut sent = false;
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if !sent && line.contains(&marker) {
-                    if let Some(url) = line.split_whitespace().find(|w| w.starts_with("ws://")) {
-                        let _ = tx.send(url.trim_end_matches([',', '.']).to_string());
+                    let word = |prefix: &str| {
+                        line.split_whitespace()
+                            .find(|w| w.starts_with(prefix))
+                            .map(|w| w.trim_end_matches([',', '.']).to_string())
+                    };
+                    if let Some(url) = word("ws://") {
+                        let _ = tx.send((url, word("http://")));
                         sent = true;
                     }
                 }
             }
         });
         match rx.recv_timeout(PATIENCE) {
-            Ok(url) => Self {
+            Ok((url, dashboard)) => Self {
                 child,
                 url,
+                dashboard,
                 stderr: err_rx,
             },
             Err(_) => {

@@ -17,6 +17,7 @@ pub mod agent_cli;
 pub mod bridge;
 pub mod cli;
 pub mod clock;
+pub mod dashboard;
 pub mod host;
 pub mod link;
 pub mod mind;

@@ -10,6 +10,7 @@ use soul_keys::TownDir;
 
 use crate::clock::Clock;
 use crate::host::{self, HostOptions};
+use crate::link::Link;
 use crate::schedule::TownSchedule;
 use crate::town::load::Town;
 
@@ -50,8 +51,13 @@ pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
     };
     super::relay::publish_roster(&town, &relay_url).await?;
     let agents = town.local_identities()?;
+    let dashboard = start_dashboard(&town, &relay_url).await;
+    let (dashboard_url, dashboard_task) = match dashboard {
+        Some((url, task)) => (format!(", dashboard {url}"), Some(task)),
+        None => (String::new(), None),
+    };
     println!(
-        "town {} is up: relay {relay_url}, {} agents{}. Ctrl-C stops it.",
+        "town {} is up: relay {relay_url}{dashboard_url}, {} agents{}. Ctrl-C stops it.",
         town.config.town.name,
         agents.len(),
         if args.speed != 1.0 {
@@ -84,10 +90,50 @@ pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
     if let Some(bridge) = bridge {
         bridge.abort();
     }
+    if let Some(dashboard) = dashboard_task {
+        dashboard.abort();
+    }
     if let Some((_, stop, handle)) = relay {
         let _ = stop.send(());
         handle.await??;
     }
     result?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Serves the dashboard in the background; a taken port is a warning, not a reason to stop the
+/// town.
+async fn start_dashboard(
+    town: &Town,
+    relay_url: &str,
+) -> Option<(String, tokio::task::JoinHandle<std::io::Result<()>>)> {
+    let addr = town.config.dashboard.listen;
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::warn!("dashboard not started: cannot listen on {addr} ({e}); set [dashboard] listen in town.toml");
+            return None;
+        }
+    };
+    let url = format!("http://{}", listener.local_addr().ok()?);
+    let link = match Link::connect(relay_url).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::warn!("dashboard not started: {e}");
+            return None;
+        }
+    };
+    let dashboard = crate::dashboard::Dashboard {
+        town: town.config.town.name.clone(),
+        relay_url: relay_url.to_string(),
+        roster: town.config.roster().ok()?,
+        owner: town.owner_keys().ok().flatten(),
+        link,
+    };
+    let task = tokio::spawn(crate::dashboard::serve(
+        dashboard,
+        listener,
+        std::future::pending(),
+    ));
+    Some((url, task))
 }
