@@ -1,5 +1,6 @@
 //! `soul init`: make a town directory.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -21,8 +22,29 @@ const CORE_AGENTS: &[(&str, Role)] = &[
     ("executor", Role::Executor),
 ];
 
-pub(super) fn run(dir: PathBuf, name: Option<String>) -> anyhow::Result<ExitCode> {
-    let town = make_town(&dir, name)?;
+pub(super) fn run(
+    dir: PathBuf,
+    name: Option<String>,
+    listen: Option<SocketAddr>,
+    dashboard_listen: Option<SocketAddr>,
+) -> anyhow::Result<ExitCode> {
+    let mut town = make_town(&dir, name)?;
+    if listen.is_some() || dashboard_listen.is_some() {
+        if let Some(addr) = listen {
+            town.relay.listen = addr;
+            // Agents on this machine reach a wildcard listener through loopback.
+            let host = if addr.ip().is_unspecified() {
+                "127.0.0.1".to_string()
+            } else {
+                addr.ip().to_string()
+            };
+            town.relay.url = format!("ws://{host}:{}", addr.port());
+        }
+        if let Some(addr) = dashboard_listen {
+            town.dashboard.listen = addr;
+        }
+        town.save(&dir)?;
+    }
     println!(
         "made town {:?} in {} with {} agents\n  owner: {}\n  next:  soul up --town {}",
         town.town.name,

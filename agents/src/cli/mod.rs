@@ -41,6 +41,12 @@ pub enum Command {
         /// The town's name (default: the directory's name).
         #[arg(long)]
         name: Option<String>,
+        /// Where the relay listens (default 127.0.0.1:7447; 0.0.0.0:7447 in a container).
+        #[arg(long)]
+        listen: Option<std::net::SocketAddr>,
+        /// Where the dashboard listens (default 127.0.0.1:3000).
+        #[arg(long)]
+        dashboard_listen: Option<std::net::SocketAddr>,
     },
     /// Run the town: the bundled relay and every agent whose key is in keys/.
     Up(up::UpArgs),
@@ -98,7 +104,12 @@ pub enum Command {
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Init { dir, name } => init::run(dir.unwrap_or(cli.town), name),
+        Command::Init {
+            dir,
+            name,
+            listen,
+            dashboard_listen,
+        } => init::run(dir.unwrap_or(cli.town), name, listen, dashboard_listen),
         Command::Up(args) => up::run(&cli.town, args).await,
         Command::Relay { unlimited } => relay::run(&cli.town, unlimited).await,
         Command::Status { json, relay } => status::run(&cli.town, json, relay).await,
