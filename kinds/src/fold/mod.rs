@@ -13,10 +13,12 @@
 //! policy and the SDK client, which both verify; re-verifying here would double the cost of every
 //! fold without adding a check.
 
+mod draft;
 mod evaluation;
 mod restart;
 mod task;
 
+pub use draft::{fold_draft, DraftState};
 pub use evaluation::{fold_cycle, params_change_allowed, AcceptedEvaluation, Retune};
 pub use restart::{fold_restart, review_request, RestartRequest, RestartRules, RestartState};
 pub use task::{decide, fold_task, Rejected, TaskState, TaskStatus};
