@@ -8,4 +8,5 @@ mod federation;
 mod foundation;
 mod relay;
 mod replay;
+mod town;
 mod util;

@@ -74,6 +74,9 @@ pub fn line(event: &Event, roster: &Roster) -> Option<String> {
                 x.result
             )
         }
+        Some(SoulKind::Draft | SoulKind::Review | SoulKind::News | SoulKind::TownEvent) => {
+            town_line(event, &by, roster)?
+        }
         _ if event.kind == nostr::Kind::TextNote => format!("[note] {by}: {}", event.content),
         _ => return None,
     })
@@ -85,4 +88,54 @@ fn priority(p: soul_kinds::Priority) -> &'static str {
         soul_kinds::Priority::Medium => "medium",
         soul_kinds::Priority::High => "high",
     }
+}
+
+/// Lines for the town's kinds: drafts, reviews, news and town events.
+fn town_line(event: &Event, by: &str, roster: &Roster) -> Option<String> {
+    use soul_kinds::{Draft, DraftStatus, News, Review, ReviewVerdict, TownEvent};
+    Some(match SoulKind::from_kind(event.kind)? {
+        SoulKind::Draft => {
+            let d: Draft = parse(event).ok()?;
+            match (d.status, &d.note_id) {
+                (DraftStatus::Posted, Some(id)) => {
+                    format!("[draft] {by} posted it as note {}", &id[..8.min(id.len())])
+                }
+                (status, _) => format!("[draft] {by} ({}): {}", status.as_str(), d.content),
+            }
+        }
+        SoulKind::Review => {
+            let r: Review = parse(event).ok()?;
+            let resident = event
+                .tags
+                .public_keys()
+                .next()
+                .and_then(|p| roster.member(p))
+                .map(|m| m.name.clone())
+                .unwrap_or_else(|| "a resident".into());
+            match r.verdict {
+                ReviewVerdict::Approved => format!("[review] {by} approves {resident}'s draft"),
+                ReviewVerdict::Rejected => format!(
+                    "[review] {by} rejects {resident}'s draft [{}]: {}",
+                    r.rules.join(", "),
+                    r.reason
+                ),
+            }
+        }
+        SoulKind::News => {
+            let n: News = parse(event).ok()?;
+            let topics: Vec<String> = n.topics.iter().map(|t| format!("#{t}")).collect();
+            format!("[news] {} ({}) {}", n.title, n.source, topics.join(" "))
+        }
+        SoulKind::TownEvent => {
+            let t: TownEvent = parse(event).ok()?;
+            let when = chrono::DateTime::from_timestamp(t.starts as i64, 0)
+                .map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string())
+                .unwrap_or_default();
+            format!(
+                "[town event] {} (starts {when}): {}",
+                t.title, t.description
+            )
+        }
+        _ => return None,
+    })
 }

@@ -39,6 +39,8 @@ pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let town = Town::open(dir)?;
+    // A resident with a broken profile would sit idle: refuse to start and name the field.
+    crate::town::profile::load_all(dir)?;
     let relay = match &args.relay {
         Some(_) => None,
         None => Some(super::relay::start(&town, args.unlimited).await?),

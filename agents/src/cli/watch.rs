@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use nostr::{Filter, Kind, Timestamp};
 use nostr_sdk::RelayPoolNotification;
+use soul_kinds::SoulKind;
 
 use super::render;
 use crate::link::Link;
@@ -22,6 +23,15 @@ pub(super) async fn run(
     let link = Link::connect(&url).await?;
     let mut kinds = debate_kinds();
     kinds.push(Kind::TextNote);
+    kinds.extend(
+        [
+            SoulKind::Draft,
+            SoulKind::Review,
+            SoulKind::News,
+            SoulKind::TownEvent,
+        ]
+        .map(SoulKind::kind),
+    );
     let mut notifications = link.client().notifications();
     link.client()
         .subscribe(
@@ -39,6 +49,8 @@ pub(super) async fn run(
         "watching town {} on {url} (Ctrl-C to stop)",
         town.config.town.name
     );
+    // nostr-sdk hands fetched events to `notifications()` too: print each event once.
+    let mut seen: std::collections::HashSet<nostr::EventId> = past.iter().map(|e| e.id).collect();
     for event in &past {
         if let Some(l) = render::line(event, &roster) {
             println!("{l}");
@@ -50,7 +62,7 @@ pub(super) async fn run(
         tokio::select! {
             _ = &mut stop => break,
             n = notifications.recv() => match n {
-                Ok(RelayPoolNotification::Event { event, .. }) => {
+                Ok(RelayPoolNotification::Event { event, .. }) if seen.insert(event.id) => {
                     if let Some(l) = render::line(&event, &roster) {
                         println!("{l}");
                     }

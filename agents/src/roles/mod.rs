@@ -5,6 +5,9 @@
 //! picks up where the relay says it was.
 
 pub mod brain;
+pub mod reporter;
+pub mod resident;
+pub mod reviewer;
 
 use tokio::task::{AbortHandle, JoinSet};
 
@@ -41,7 +44,10 @@ pub fn spawn(
                 "the roster lacks panda, gorilla or triceratops: brains cannot debate"
             ),
         },
-        Role::Resident | Role::Reviewer | Role::Reporter | Role::Buddy | Role::Executor => {}
+        Role::Resident => handles.extend(resident::spawn(tasks, agent, ctx)),
+        Role::Reviewer => handles.extend(reviewer::spawn(tasks, agent, ctx)),
+        Role::Reporter => handles.extend(reporter::spawn(tasks, agent, ctx)),
+        Role::Buddy | Role::Executor => {}
     }
     handles
 }

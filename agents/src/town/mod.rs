@@ -2,3 +2,4 @@
 
 pub mod load;
 pub mod template;
+pub mod profile;

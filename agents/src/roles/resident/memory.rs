@@ -1,0 +1,190 @@
+//! A resident's memory (34362), NIP-44 encrypted to itself, and the rules that update it.
+//!
+//! Only the resident's key can read it (the conversation key of a key with itself), so a
+//! resident moves machines with its key alone and nobody else, not even the owner, reads it.
+//! Updates are rules, not a model: after a post the topic goes into short-term memory (capped),
+//! a topic that keeps coming back becomes a long-term favourite, fatigue rises and mood drifts;
+//! after a rejection the quoted words become a long-term "avoid" lesson.
+
+use nostr::nips::nip44;
+use nostr::{EventBuilder, Keys, PublicKey};
+use soul_kinds::content::memory_builder;
+use soul_kinds::MemoryContent;
+
+/// Most short-term entries kept.
+pub const SHORT_TERM: usize = 10;
+/// Most long-term entries kept.
+pub const LONG_TERM: usize = 30;
+const POSTED: &str = "posted about ";
+const FAVOURITE: &str = "likes: ";
+const AVOID: &str = "avoid: ";
+
+/// Why a memory event could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    /// Not encrypted to this key, or corrupt.
+    #[error("cannot decrypt: {0}")]
+    Decrypt(#[from] nip44::Error),
+    /// Decrypted but not a memory.
+    #[error("decrypted but not a memory: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// A fresh resident's memory.
+pub fn fresh() -> MemoryContent {
+    MemoryContent {
+        short_term: Vec::new(),
+        long_term: Vec::new(),
+        mood: 0.6,
+        fatigue: 0.0,
+    }
+}
+
+/// Reads a memory event's content with the resident's keys.
+pub fn open(keys: &Keys, ciphertext: &str) -> Result<MemoryContent, MemoryError> {
+    let plain = nip44::decrypt(keys.secret_key(), &keys.public_key(), ciphertext)?;
+    Ok(serde_json::from_str(&plain)?)
+}
+
+/// Reads a memory that `author` encrypted to itself, with someone else's keys: always fails
+/// unless `keys` are the author's (used to show that nobody else can read it).
+pub fn open_as(
+    keys: &Keys,
+    author: &PublicKey,
+    ciphertext: &str,
+) -> Result<MemoryContent, MemoryError> {
+    let plain = nip44::decrypt(keys.secret_key(), author, ciphertext)?;
+    Ok(serde_json::from_str(&plain)?)
+}
+
+/// The memory event, encrypted to `keys` itself.
+pub fn seal(keys: &Keys, name: &str, memory: &MemoryContent) -> Result<EventBuilder, MemoryError> {
+    let plain = serde_json::to_string(memory)?;
+    let cipher = nip44::encrypt(
+        keys.secret_key(),
+        &keys.public_key(),
+        plain,
+        nip44::Version::V2,
+    )?;
+    Ok(memory_builder(name, cipher))
+}
+
+/// The topic of the last post, for "continue".
+pub fn last_topic(m: &MemoryContent) -> Option<String> {
+    m.short_term
+        .iter()
+        .rev()
+        .find_map(|s| s.strip_prefix(POSTED))
+        .map(|s| s.split_once(": ").map_or(s, |(t, _)| t).to_string())
+}
+
+/// Long-term favourite topics.
+pub fn favourites(m: &MemoryContent) -> Vec<String> {
+    m.long_term
+        .iter()
+        .filter_map(|s| s.strip_prefix(FAVOURITE))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Words the resident learnt to avoid.
+pub fn avoided(m: &MemoryContent) -> Vec<String> {
+    m.long_term
+        .iter()
+        .filter_map(|s| s.strip_prefix(AVOID))
+        .map(|s| s.split_once(" (").map_or(s, |(w, _)| w).to_string())
+        .collect()
+}
+
+/// After a post about `topic` (`snippet` is its start), `hours` town hours after the last one.
+pub fn after_post(m: &mut MemoryContent, topic: &str, snippet: &str, hours: f64) {
+    let short: String = snippet.chars().take(40).collect();
+    m.short_term.push(format!("{POSTED}{topic}: {short}"));
+    if m.short_term.len() > SHORT_TERM {
+        let extra = m.short_term.len() - SHORT_TERM;
+        m.short_term.drain(..extra);
+    }
+    let times = m
+        .short_term
+        .iter()
+        .filter(|s| {
+            s.strip_prefix(POSTED)
+                .is_some_and(|r| r.starts_with(&format!("{topic}: ")))
+        })
+        .count();
+    let fav = format!("{FAVOURITE}{topic}");
+    if times >= 3 && !m.long_term.contains(&fav) {
+        remember(m, fav);
+    }
+    // Rest between posts lowers fatigue; a post raises it. Mood drifts back towards 0.6 and a
+    // published post is a small joy.
+    m.fatigue = (m.fatigue - 0.1 * hours).clamp(0.0, 1.0);
+    m.fatigue = (m.fatigue + 0.15).clamp(0.0, 1.0);
+    m.mood = (m.mood + (0.6 - m.mood) * 0.2 + 0.05).clamp(0.0, 1.0);
+}
+
+/// After a rejection citing `rules` for the quoted `words`.
+pub fn after_rejection(m: &mut MemoryContent, words: &[String], rules: &[String]) {
+    for w in words {
+        let lesson = format!("{AVOID}{w} ({})", rules.join(", "));
+        if !avoided(m).contains(w) {
+            remember(m, lesson);
+        }
+    }
+    m.mood = (m.mood - 0.1).clamp(0.0, 1.0);
+}
+
+fn remember(m: &mut MemoryContent, entry: String) {
+    m.long_term.push(entry);
+    if m.long_term.len() > LONG_TERM {
+        // Forget the oldest favourite first; lessons stay longest.
+        let i = m
+            .long_term
+            .iter()
+            .position(|s| s.starts_with(FAVOURITE))
+            .unwrap_or(0);
+        m.long_term.remove(i);
+    }
+}
+
+/// The words a review's reason quotes (`mentions "president" (NG2: …)`).
+pub fn quoted(reason: &str) -> Vec<String> {
+    reason
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_resident_reads_its_memory() {
+        let (me, other) = (Keys::generate(), Keys::generate());
+        let mut m = fresh();
+        after_post(&mut m, "basil", "Repotted the basil", 2.0);
+        let ev = seal(&me, "ivy", &m).unwrap().sign_with_keys(&me).unwrap();
+        assert_eq!(open(&me, &ev.content).unwrap(), m);
+        assert!(open(&other, &ev.content).is_err());
+        assert!(open_as(&other, &me.public_key(), &ev.content).is_err());
+    }
+
+    #[test]
+    fn rules_update_memory() {
+        let mut m = fresh();
+        for i in 0..12 {
+            after_post(&mut m, "basil", &format!("post {i}"), 0.5);
+        }
+        assert_eq!(m.short_term.len(), SHORT_TERM);
+        assert_eq!(last_topic(&m).as_deref(), Some("basil"));
+        assert_eq!(favourites(&m), vec!["basil".to_string()]);
+        assert!(m.fatigue > 0.5);
+        let words = quoted("mentions \"president\" (NG2: celebrities and politicians)");
+        after_rejection(&mut m, &words, &["NG2".into()]);
+        assert_eq!(avoided(&m), vec!["president".to_string()]);
+    }
+}

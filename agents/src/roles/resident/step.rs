@@ -1,0 +1,439 @@
+//! One step of a resident's cycle: read its slice of the board, fold its draft, act once.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use nostr::{Event, EventBuilder, EventId, Timestamp};
+use rand::seq::IndexedRandom;
+use rand::Rng;
+use soul_kinds::content::draft;
+use soul_kinds::content::MAX_DRAFT_HISTORY;
+use soul_kinds::{
+    fold_draft, parse, Draft, DraftHistory, DraftStatus, MemoryContent, News, TownEvent,
+};
+
+use super::dice::{self, Pick};
+use super::hub::Hub;
+use super::{memory, reply, Setup};
+use crate::host::Identity;
+use crate::link::{Link, LinkError};
+use crate::mind::writer::{self, Source};
+use crate::town::profile::Language;
+
+/// Consecutive posts at least this alike are not written (bigram Jaccard).
+const ALIKE: f64 = 0.6;
+/// How long to wait when there is nothing to do but the reviewer (it wakes us anyway).
+const IDLE: Duration = Duration::from_secs(3600);
+
+/// What a resident keeps between steps; all of it can be rebuilt from the relay.
+pub struct Life {
+    memory: MemoryContent,
+    memory_id: Option<EventId>,
+    /// Newest `created_at` this resident used for an addressable event (strictly increasing,
+    /// or the relay would keep the version with the lower id).
+    last_stamp: u64,
+    /// The topic of the current draft, when this process wrote it.
+    topic: Option<(EventId, String)>,
+}
+
+/// A slice of the board, copied out so no lock is held across an await.
+struct Slice {
+    draft: Option<Event>,
+    reviews: Vec<Event>,
+    memory: Option<Event>,
+    news: Vec<String>,
+    events: Vec<String>,
+    last_note: Option<Event>,
+}
+
+fn now_secs() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+impl Life {
+    /// A resident that has read nothing yet.
+    pub fn new(_me: &Identity, _setup: &Setup) -> Self {
+        Self {
+            memory: memory::fresh(),
+            memory_id: None,
+            last_stamp: 0,
+            topic: None,
+        }
+    }
+
+    /// One step; returns how long (real time) until the next step is due without news.
+    pub async fn step(
+        &mut self,
+        me: &Identity,
+        link: &Link,
+        hub: &Hub,
+        setup: &Setup,
+    ) -> Result<Duration, LinkError> {
+        let pk = me.keys.public_key();
+        let slice = {
+            let b = hub.board.lock().unwrap_or_else(|e| e.into_inner());
+            let draft = b.drafts.get(&pk).cloned();
+            let reviews = draft
+                .as_ref()
+                .and_then(|d| b.reviews.get(&d.id))
+                .cloned()
+                .unwrap_or_default();
+            Slice {
+                draft,
+                reviews,
+                memory: b.memories.get(&pk).cloned(),
+                news: b
+                    .news
+                    .iter()
+                    .filter_map(|e| parse::<News>(e).ok())
+                    .map(|n| n.title)
+                    .collect(),
+                events: b
+                    .events
+                    .iter()
+                    .filter_map(|e| parse::<TownEvent>(e).ok())
+                    .map(|t| t.title)
+                    .collect(),
+                last_note: b.last_note.get(&pk).cloned(),
+            }
+        };
+        if let Some(m) = &slice.memory {
+            self.last_stamp = self.last_stamp.max(m.created_at.as_secs());
+            if self.memory_id != Some(m.id) {
+                match memory::open(&me.keys, &m.content) {
+                    Ok(mem) => self.memory = mem,
+                    Err(e) => {
+                        tracing::warn!(agent = %me.name, "own memory unreadable, starting afresh: {e}")
+                    }
+                }
+                self.memory_id = Some(m.id);
+            }
+        }
+        reply::answer(me, link, hub, setup).await?;
+        let Some(current) = slice.draft.clone() else {
+            self.write(me, link, hub, setup, &slice, None).await?;
+            return Ok(Duration::ZERO);
+        };
+        self.last_stamp = self.last_stamp.max(current.created_at.as_secs());
+        let reviewer = setup.reviewer.unwrap_or(pk);
+        let state = match fold_draft(&current, &slice.reviews, &reviewer) {
+            Ok((state, _)) => state,
+            Err(e) => {
+                tracing::warn!(agent = %me.name, "own draft unreadable, writing a new one: {e}");
+                self.write(me, link, hub, setup, &slice, None).await?;
+                return Ok(Duration::ZERO);
+            }
+        };
+        match state.status {
+            DraftStatus::Pending => Ok(IDLE),
+            DraftStatus::Posted => {
+                self.write(
+                    me,
+                    link,
+                    hub,
+                    setup,
+                    &slice,
+                    Some((&current, &state.draft, DraftStatus::Posted)),
+                )
+                .await?;
+                Ok(Duration::ZERO)
+            }
+            DraftStatus::Rejected => {
+                if let Some(review) = &state.review {
+                    memory::after_rejection(
+                        &mut self.memory,
+                        &memory::quoted(&review.reason),
+                        &review.rules,
+                    );
+                    tracing::info!(agent = %me.name, rules = ?review.rules, "draft rejected; writing anew");
+                }
+                let cited = state
+                    .review
+                    .as_ref()
+                    .map(|r| r.rules.clone())
+                    .unwrap_or_default();
+                self.save_memory(me, link, hub).await?;
+                self.write_avoiding(
+                    me,
+                    link,
+                    hub,
+                    setup,
+                    &slice,
+                    Some((&current, &state.draft, DraftStatus::Rejected)),
+                    &cited,
+                )
+                .await?;
+                Ok(Duration::ZERO)
+            }
+            DraftStatus::Approved => {
+                let due = self.due(&pk, &state.draft, setup);
+                let now = now_secs();
+                if now < due {
+                    return Ok(Duration::from_secs_f64(due - now));
+                }
+                self.post(
+                    me,
+                    link,
+                    hub,
+                    setup,
+                    &current,
+                    &state.draft,
+                    slice.last_note.as_ref(),
+                )
+                .await?;
+                Ok(Duration::ZERO)
+            }
+        }
+    }
+
+    /// When the approved draft is due (real unix seconds): the last post plus the interval with
+    /// ±30 % jitter, or, before any post, a staggered fraction of the interval.
+    fn due(&self, pk: &nostr::PublicKey, d: &Draft, setup: &Setup) -> f64 {
+        let interval = setup.profile.interval();
+        let last_post = d
+            .history
+            .iter()
+            .rev()
+            .find(|h| h.status == DraftStatus::Posted)
+            .map(|h| h.at);
+        match last_post {
+            Some(at) => {
+                let j = dice::jitter(&mut dice::dice(pk, at));
+                at as f64 + setup.clock.scale(interval.mul_f64(j)).as_secs_f64()
+            }
+            None => {
+                let f: f64 = dice::dice(pk, d.created_at).random_range(0.0..0.3);
+                d.created_at as f64 + setup.clock.scale(interval.mul_f64(f)).as_secs_f64()
+            }
+        }
+    }
+
+    fn stamp(&mut self) -> u64 {
+        let now = now_secs() as u64;
+        self.last_stamp = now.max(self.last_stamp + 1);
+        self.last_stamp
+    }
+
+    async fn write(
+        &mut self,
+        me: &Identity,
+        link: &Link,
+        hub: &Hub,
+        setup: &Setup,
+        slice: &Slice,
+        prev: Option<(&Event, &Draft, DraftStatus)>,
+    ) -> Result<(), LinkError> {
+        self.write_avoiding(me, link, hub, setup, slice, prev, &[])
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn write_avoiding(
+        &mut self,
+        me: &Identity,
+        link: &Link,
+        hub: &Hub,
+        setup: &Setup,
+        slice: &Slice,
+        prev: Option<(&Event, &Draft, DraftStatus)>,
+        cited: &[String],
+    ) -> Result<(), LinkError> {
+        let pk = me.keys.public_key();
+        let step = prev.map_or(0, |(e, ..)| e.created_at.as_secs());
+        let mut rng = dice::dice(&pk, step);
+        let lang = setup.profile.language;
+        let source = match dice::pick(&mut rng) {
+            Pick::News if !slice.news.is_empty() => Source::News {
+                title: in_language(&slice.news, lang, &mut rng),
+            },
+            Pick::Event if !slice.events.is_empty() => Source::Event {
+                title: in_language(&slice.events, lang, &mut rng),
+            },
+            _ => Source::Continue {
+                topic: memory::last_topic(&self.memory),
+            },
+        };
+        let mut history: Vec<DraftHistory> =
+            prev.map(|(_, d, _)| d.history.clone()).unwrap_or_default();
+        if let Some((e, d, status)) = prev {
+            if status != DraftStatus::Posted {
+                history.push(DraftHistory {
+                    content: d.content.clone(),
+                    status,
+                    at: e.created_at.as_secs(),
+                });
+            }
+        }
+        let last_post = history
+            .iter()
+            .rev()
+            .find(|h| h.status == DraftStatus::Posted)
+            .map(|h| h.content.clone());
+        let avoid: Vec<String> = memory::avoided(&self.memory)
+            .iter()
+            .map(|w| w.to_lowercase())
+            .collect();
+        let favourites = memory::favourites(&self.memory);
+        let input = writer::Input {
+            profile: &setup.profile,
+            common: &setup.common,
+            source,
+            mood: self.memory.mood,
+            fatigue: self.memory.fatigue,
+            hour: town_hour(setup),
+            favourites: &favourites,
+        };
+        let accept = |t: &str| {
+            let lower = t.to_lowercase();
+            setup.rules.check_only(t, cited).is_empty()
+                && !avoid.iter().any(|w| lower.contains(w.as_str()))
+                && last_post
+                    .as_deref()
+                    .is_none_or(|l| writer::similarity(l, t) < ALIKE)
+        };
+        let Some(w) = writer::write(&input, &mut rng, accept) else {
+            tracing::warn!(agent = %me.name, "nothing to write that avoids {cited:?}; trying later");
+            return Ok(());
+        };
+        if history.len() > MAX_DRAFT_HISTORY {
+            let extra = history.len() - MAX_DRAFT_HISTORY;
+            history.drain(..extra);
+        }
+        let at = self.stamp();
+        let content = Draft {
+            content: w.text,
+            status: DraftStatus::Pending,
+            created_at: at,
+            posted_at: None,
+            note_id: None,
+            history,
+        };
+        let event = link
+            .publish(
+                &me.keys,
+                draft(&setup.profile.name, &content).custom_created_at(Timestamp::from(at)),
+            )
+            .await?;
+        self.topic = Some((event.id, w.topic));
+        hub.file(event);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn post(
+        &mut self,
+        me: &Identity,
+        link: &Link,
+        hub: &Hub,
+        setup: &Setup,
+        current: &Event,
+        d: &Draft,
+        last_note: Option<&Event>,
+    ) -> Result<(), LinkError> {
+        // A note with this text published after the draft means an earlier run posted it and
+        // stopped before marking the draft: mark it now instead of posting twice.
+        let note = match last_note
+            .filter(|n| n.content == d.content && n.created_at >= current.created_at)
+        {
+            Some(n) => n.clone(),
+            None => {
+                link.publish(&me.keys, EventBuilder::text_note(&d.content))
+                    .await?
+            }
+        };
+        hub.file(note.clone());
+        let now = note.created_at.as_secs();
+        let last_post = d
+            .history
+            .iter()
+            .rev()
+            .find(|h| h.status == DraftStatus::Posted)
+            .map(|h| h.at);
+        let mut history = d.history.clone();
+        history.push(DraftHistory {
+            content: d.content.clone(),
+            status: DraftStatus::Posted,
+            at: now,
+        });
+        if history.len() > MAX_DRAFT_HISTORY {
+            let extra = history.len() - MAX_DRAFT_HISTORY;
+            history.drain(..extra);
+        }
+        let posted = Draft {
+            content: d.content.clone(),
+            status: DraftStatus::Posted,
+            created_at: d.created_at,
+            posted_at: Some(now),
+            note_id: Some(note.id.to_hex()),
+            history,
+        };
+        let at = self.stamp();
+        let event = link
+            .publish(
+                &me.keys,
+                draft(&setup.profile.name, &posted).custom_created_at(Timestamp::from(at)),
+            )
+            .await?;
+        hub.file(event);
+        let topic = match &self.topic {
+            Some((id, t)) if *id == current.id => t.clone(),
+            _ => infer_topic(&setup.profile.interests, &d.content),
+        };
+        let hours = last_post.map_or(0.0, |t| {
+            (now.saturating_sub(t)) as f64 * setup.clock.speed() / 3600.0
+        });
+        memory::after_post(&mut self.memory, &topic, &d.content, hours);
+        self.save_memory(me, link, hub).await?;
+        tracing::info!(agent = %me.name, note = %note.id, "posted");
+        Ok(())
+    }
+
+    async fn save_memory(
+        &mut self,
+        me: &Identity,
+        link: &Link,
+        hub: &Hub,
+    ) -> Result<(), LinkError> {
+        let at = self.stamp();
+        let builder = memory::seal(&me.keys, &me.name, &self.memory)
+            .map_err(|e| LinkError::Sdk(format!("memory not sealed: {e}")))?;
+        let event = link
+            .publish(&me.keys, builder.custom_created_at(Timestamp::from(at)))
+            .await?;
+        self.memory_id = Some(event.id);
+        hub.file(event);
+        Ok(())
+    }
+}
+
+/// A title in the resident's language when the bulletin has one, else any.
+fn in_language(titles: &[String], lang: Language, rng: &mut impl Rng) -> String {
+    let own: Vec<&String> = titles
+        .iter()
+        .filter(|t| writer::written_in(t, lang))
+        .collect();
+    match own.choose(rng) {
+        Some(t) => t.to_string(),
+        None => titles.choose(rng).cloned().unwrap_or_default(),
+    }
+}
+
+/// The topic of a post this process did not write: the first interest it names, else its start.
+fn infer_topic(interests: &[String], text: &str) -> String {
+    interests
+        .iter()
+        .find(|i| text.contains(i.as_str()))
+        .cloned()
+        .unwrap_or_else(|| text.chars().take(12).collect())
+}
+
+/// The hour of the town day (town time restarts from real time at each UTC midnight, as in
+/// [`crate::schedule`]).
+fn town_hour(setup: &Setup) -> u32 {
+    let now = now_secs();
+    let origin = (now / 86_400.0).floor() * 86_400.0;
+    let town = (now - origin) * setup.clock.speed();
+    ((town % 86_400.0) / 3600.0) as u32
+}

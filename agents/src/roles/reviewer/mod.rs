@@ -1,0 +1,219 @@
+//! The reviewer: every pending draft version gets one review (4365) against the NG rules.
+//!
+//! The reviewer follows drafts (34361) and its own reviews. A draft version is due for review
+//! when its author is a resident of the roster, the draft says `pending`, and the reviewer has
+//! not reviewed that exact version (`e` tag) yet; so a restarted reviewer never reviews twice
+//! and never misses a version that arrived while it was down.
+
+pub mod ng;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use nostr::nips::nip01::Coordinate;
+use nostr::{Event, EventId, Filter, Kind, PublicKey, Timestamp};
+use nostr_sdk::RelayPoolNotification;
+use soul_kinds::content::review;
+use soul_kinds::{parse, tags, Draft, DraftStatus, Review, ReviewVerdict, Role, Roster, SoulKind};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::{AbortHandle, JoinSet};
+
+use crate::host::Identity;
+use crate::link::{Link, LinkError};
+pub use ng::{Hit, NgRules};
+
+/// The review of `text` under `rules`: rejected with every rule it breaks, else approved.
+pub fn judge(rules: &NgRules, text: &str) -> Review {
+    let hits = rules.check(text);
+    if hits.is_empty() {
+        return Review {
+            verdict: ReviewVerdict::Approved,
+            reason: "no NG rule applies; fit for a cheerful timeline".into(),
+            rules: Vec::new(),
+        };
+    }
+    let reason = hits
+        .iter()
+        .map(|h| format!("mentions \"{}\" ({}: {})", h.matched, h.rule, h.name))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Review {
+        verdict: ReviewVerdict::Rejected,
+        reason,
+        rules: hits.into_iter().map(|h| h.rule).collect(),
+    }
+}
+
+/// What the reviewer has read.
+#[derive(Default)]
+struct Desk {
+    /// Newest draft version per resident.
+    latest: HashMap<PublicKey, Event>,
+    /// Draft versions already reviewed (by this reviewer).
+    reviewed: HashSet<EventId>,
+}
+
+impl Desk {
+    fn file(&mut self, event: Event, me: &PublicKey) {
+        if event.kind == SoulKind::Review.kind() {
+            if event.pubkey == *me {
+                self.reviewed.extend(tags::e_refs(&event).map(|r| r.id));
+            }
+            return;
+        }
+        let newer = self
+            .latest
+            .get(&event.pubkey)
+            .is_none_or(|old| (event.created_at, event.id) > (old.created_at, old.id));
+        if newer {
+            self.latest.insert(event.pubkey, event);
+        }
+    }
+
+    /// Versions waiting for a review, oldest first.
+    fn due(&self, roster: &Roster) -> Vec<Event> {
+        let mut due: Vec<Event> = self
+            .latest
+            .values()
+            .filter(|e| !self.reviewed.contains(&e.id))
+            .filter(|e| {
+                roster
+                    .member(&e.pubkey)
+                    .is_some_and(|m| m.role == Role::Resident)
+            })
+            .filter(|e| parse::<Draft>(e).is_ok_and(|d| d.status == DraftStatus::Pending))
+            .cloned()
+            .collect();
+        due.sort_by_key(|e| (e.created_at, e.id));
+        due
+    }
+}
+
+fn kinds() -> Vec<Kind> {
+    vec![SoulKind::Draft.kind(), SoulKind::Review.kind()]
+}
+
+/// Starts the reviewer `agent` with the town's NG rules (a bad rules file is logged and the
+/// reviewer stays idle, so drafts stay pending rather than pass unchecked).
+pub fn spawn(
+    tasks: &mut JoinSet<Result<(), LinkError>>,
+    agent: &Identity,
+    ctx: &super::RoleCtx,
+) -> Vec<AbortHandle> {
+    match NgRules::load_in(&ctx.options.town_dir) {
+        Ok(rules) => vec![tasks.spawn(run(
+            agent.clone(),
+            ctx.link.clone(),
+            ctx.options.roster.clone(),
+            Arc::new(rules),
+        ))],
+        Err(e) => {
+            tracing::error!(agent = %agent.name, "reviewer cannot start: {e}");
+            Vec::new()
+        }
+    }
+}
+
+/// Runs the reviewer `me` until its task is aborted.
+pub async fn run(
+    me: Identity,
+    link: Link,
+    roster: Roster,
+    rules: Arc<NgRules>,
+) -> Result<(), LinkError> {
+    let my_key = me.keys.public_key();
+    let mut notifications = link.client().notifications();
+    let mut published = link.published();
+    link.client()
+        .subscribe(Filter::new().kinds(kinds()).since(Timestamp::now()), None)
+        .await
+        .map_err(|e| LinkError::Sdk(e.to_string()))?;
+    let mut desk = Desk::default();
+    catch_up(&link, &mut desk, &my_key).await?;
+    tracing::info!(agent = %me.name, rules = rules.rules().len(), "reviewer is reviewing drafts");
+    loop {
+        review_due(&me, &link, &roster, &rules, &mut desk).await;
+        tokio::select! {
+            n = notifications.recv() => match n {
+                Ok(RelayPoolNotification::Event { event, .. }) if kinds().contains(&event.kind) => {
+                    desk.file(*event, &my_key);
+                }
+                Ok(_) => continue,
+                Err(RecvError::Lagged(_)) => catch_up(&link, &mut desk, &my_key).await?,
+                Err(RecvError::Closed) => return Ok(()),
+            },
+            local = published.recv() => match local {
+                Ok(event) if kinds().contains(&event.kind) => desk.file(event, &my_key),
+                Ok(_) => continue,
+                Err(RecvError::Lagged(_)) => catch_up(&link, &mut desk, &my_key).await?,
+                Err(RecvError::Closed) => return Ok(()),
+            },
+        }
+    }
+}
+
+/// Reads the newest drafts and this reviewer's reviews of them from the relay.
+async fn catch_up(link: &Link, desk: &mut Desk, me: &PublicKey) -> Result<(), LinkError> {
+    for e in link
+        .fetch(Filter::new().kind(SoulKind::Draft.kind()))
+        .await?
+    {
+        desk.file(e, me);
+    }
+    let ids: Vec<EventId> = desk.latest.values().map(|e| e.id).collect();
+    for chunk in ids.chunks(500) {
+        let f = Filter::new()
+            .kind(SoulKind::Review.kind())
+            .author(*me)
+            .events(chunk.iter().copied());
+        for e in link.fetch(f).await? {
+            desk.file(e, me);
+        }
+    }
+    Ok(())
+}
+
+async fn review_due(me: &Identity, link: &Link, roster: &Roster, rules: &NgRules, desk: &mut Desk) {
+    for draft in desk.due(roster) {
+        let Ok(content) = parse::<Draft>(&draft) else {
+            continue;
+        };
+        let Some(d) = tags::identifier_of(&draft) else {
+            continue;
+        };
+        let verdict = judge(rules, &content.content);
+        let addr = Coordinate::new(SoulKind::Draft.kind(), draft.pubkey).identifier(d);
+        match link
+            .publish(&me.keys, review(&addr, draft.id, draft.pubkey, &verdict))
+            .await
+        {
+            Ok(_) => {
+                desk.reviewed.insert(draft.id);
+                tracing::info!(
+                    resident = %d,
+                    verdict = ?verdict.verdict,
+                    rules = ?verdict.rules,
+                    "reviewed a draft"
+                );
+            }
+            Err(e) => tracing::warn!(resident = %d, "review not published: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judge_cites_every_broken_rule() {
+        let rules = NgRules::builtin().unwrap();
+        let r = judge(&rules, "The president is an idiot");
+        assert_eq!(r.verdict, ReviewVerdict::Rejected);
+        assert_eq!(r.rules, vec!["NG2".to_string(), "NG5".to_string()]);
+        assert!(r.reason.contains("\"president\""), "{}", r.reason);
+        let ok = judge(&rules, "Basil seedlings are up!");
+        assert_eq!(ok.verdict, ReviewVerdict::Approved);
+        assert!(ok.rules.is_empty());
+    }
+}

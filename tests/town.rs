@@ -1,0 +1,352 @@
+//! The town: residents write drafts, the reviewer judges them against the NG rules, residents
+//! post what was approved, the reporter fills the bulletin; all under `soul up --speed 600`.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::Duration;
+
+use nostr_sdk::prelude::*;
+use soul_agents::roles::resident::{dice, memory};
+use soul_kinds::{parse, Draft, DraftStatus, News, Review, ReviewVerdict, SoulKind};
+
+use crate::util::*;
+
+const RESIDENTS: [&str; 8] = ["hana", "ivy", "kenji", "leo", "mia", "otto", "sora", "yuki"];
+
+fn kind(k: SoulKind) -> Filter {
+    Filter::new().kind(k.kind())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_town_drafts_reviews_posts_and_reports() {
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "600"]);
+    let c = client(&up.url, None).await;
+    let residents: Vec<PublicKey> = RESIDENTS
+        .iter()
+        .map(|n| town.keys(n).public_key())
+        .collect();
+
+    let drafts = wait_for(&c, kind(SoulKind::Draft), RESIDENTS.len()).await;
+    assert_eq!(
+        drafts.len(),
+        RESIDENTS.len(),
+        "every resident keeps one draft"
+    );
+    for d in drafts.iter() {
+        assert!(residents.contains(&d.pubkey));
+        parse::<Draft>(d).expect("drafts parse");
+    }
+    let reviews = wait_for(&c, kind(SoulKind::Review), RESIDENTS.len()).await;
+    assert!(
+        reviews.len() >= RESIDENTS.len(),
+        "every draft gets a review"
+    );
+    let reviewer = town.keys("reviewer").public_key();
+    assert!(reviews.iter().all(|r| r.pubkey == reviewer));
+
+    let notes = wait_for(
+        &c,
+        Filter::new()
+            .kind(Kind::TextNote)
+            .authors(residents.clone()),
+        4,
+    )
+    .await;
+    assert!(
+        notes.len() >= 4,
+        "residents post approved drafts: {}",
+        notes.len()
+    );
+    // What was posted is what the draft held: the draft's history records it.
+    let contents: HashSet<String> = notes.iter().map(|n| n.content.clone()).collect();
+    let drafts = wait_for(&c, kind(SoulKind::Draft), RESIDENTS.len()).await;
+    let posted: Vec<String> = drafts
+        .iter()
+        .filter_map(|d| parse::<Draft>(d).ok())
+        .flat_map(|d| {
+            d.history
+                .into_iter()
+                .filter(|h| h.status == DraftStatus::Posted)
+        })
+        .map(|h| h.content)
+        .collect();
+    assert!(!posted.is_empty(), "drafts keep their posted history");
+    assert!(
+        posted.iter().all(|p| contents.contains(p)),
+        "history names real notes"
+    );
+
+    let news = wait_for(&c, kind(SoulKind::News), 8).await;
+    let titles: Vec<String> = news
+        .iter()
+        .filter_map(|e| parse::<News>(e).ok())
+        .map(|n| n.title)
+        .collect();
+    assert!(
+        titles.len() >= 8,
+        "the sample feeds fill the bulletin: {titles:?}"
+    );
+    assert!(
+        titles.iter().any(|t| t.contains("flower market")),
+        "RSS: {titles:?}"
+    );
+    assert!(
+        titles.iter().any(|t| t.contains("pixel art")),
+        "Atom: {titles:?}"
+    );
+    assert!(
+        titles.iter().any(|t| t.contains("チューリップ")),
+        "Japanese feed: {titles:?}"
+    );
+    assert!(
+        !titles
+            .iter()
+            .any(|t| t.contains("Senator") || t.contains("容疑者")),
+        "politics and incidents are filtered out: {titles:?}"
+    );
+    let events = wait_for(&c, kind(SoulKind::TownEvent), 3).await;
+    assert!(events.len() >= 3, "town events are announced");
+
+    // Memory: sealed to the resident itself; nobody else reads it.
+    let memories = wait_for(&c, kind(SoulKind::Memory), 1).await;
+    let m = memories.first().expect("a memory after the first post");
+    let author = RESIDENTS
+        .iter()
+        .find(|n| town.keys(n).public_key() == m.pubkey)
+        .expect("memory of a resident");
+    let mine = memory::open(&town.keys(author), &m.content).expect("the resident reads its memory");
+    assert!(!mine.short_term.is_empty(), "memory records the post");
+    assert!(
+        !m.content.contains("posted about"),
+        "memory is ciphertext on the relay"
+    );
+    for other in [
+        "owner",
+        "reviewer",
+        if *author == "hana" { "ivy" } else { "hana" },
+    ] {
+        assert!(
+            memory::open_as(&town.keys(other), &m.pubkey, &m.content).is_err(),
+            "{other} must not read {author}'s memory"
+        );
+    }
+
+    // `soul watch` shows the town.
+    let mut watch = soul()
+        .args(["watch", "--relay", &up.url, "--town"])
+        .arg(&town.dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("soul watch");
+    let out = watch.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut want: HashSet<&str> =
+        ["[draft]", "[review]", "[news]", "[note]", "[town event]"].into();
+    let deadline = std::time::Instant::now() + PATIENCE;
+    while !want.is_empty() && std::time::Instant::now() < deadline {
+        if let Ok(line) = rx.recv_timeout(Duration::from_secs(1)) {
+            want.retain(|w| !line.starts_with(w));
+        }
+    }
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert!(want.is_empty(), "soul watch never showed {want:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_politician_is_rejected_with_the_rule_and_the_rewrite_avoids_it() {
+    let town = TestTown::new();
+    let leo = town.dir.join("residents").join("leo.yaml");
+    let profile = std::fs::read_to_string(&leo).unwrap();
+    let profile = profile
+        .lines()
+        .map(|l| match l.split(':').next() {
+            Some("interests") => "interests: [the president's speeches]".to_string(),
+            Some("positive_prompts") => "positive_prompts: []".to_string(),
+            Some("endings") => "endings: [\", just as the president says.\"]".to_string(),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&leo, profile).unwrap();
+    let up = town.up(&["--speed", "600"]);
+    let c = client(&up.url, None).await;
+    let leo = town.keys("leo").public_key();
+
+    let rejected = wait_until(&c, kind(SoulKind::Review).pubkey(leo), |e| {
+        parse::<Review>(e).is_ok_and(|r| r.verdict == ReviewVerdict::Rejected)
+    })
+    .await
+    .expect("leo's draft about the president is rejected");
+    let review = parse::<Review>(&rejected).unwrap();
+    assert!(review.rules.contains(&"NG2".to_string()), "{review:?}");
+    assert!(review.reason.contains("president"), "{review:?}");
+
+    let first = e_ids(&rejected);
+    let rewrite = wait_until(&c, kind(SoulKind::Draft).author(leo), |e| {
+        !first.contains(&e.id)
+    })
+    .await
+    .expect("leo writes anew");
+    let d = parse::<Draft>(&rewrite).unwrap();
+    let before = d
+        .history
+        .iter()
+        .rev()
+        .find(|h| h.status == DraftStatus::Rejected)
+        .expect("the rejected version is in the history");
+    assert!(before.content.contains("president"), "{before:?}");
+    assert!(
+        !d.content.to_lowercase().contains("president"),
+        "rewrite still names it: {}",
+        d.content
+    );
+    let approved = wait_until(
+        &c,
+        kind(SoulKind::Review).pubkey(leo).event(rewrite.id),
+        |e| parse::<Review>(e).is_ok_and(|r| r.verdict == ReviewVerdict::Approved),
+    )
+    .await;
+    assert!(
+        approved.is_some() || d.status == DraftStatus::Posted,
+        "the rewrite passes review"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn residents_answer_the_owner_within_the_depth_limit() {
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "600"]);
+    let owner = town.keys("owner");
+    let c = client(&up.url, Some(&owner)).await;
+    let hana = town.keys("hana").public_key();
+    // Wait until the residents are up (their first drafts are on the relay).
+    wait_for(&c, kind(SoulKind::Draft).author(hana), 1).await;
+    let first = EventBuilder::text_note("hana, how is the garden?")
+        .tag(Tag::public_key(hana))
+        .sign_with_keys(&owner)
+        .unwrap();
+    send(&c, &first).await.unwrap();
+    // The owner keeps answering every reply: hana stops at the depth limit (3).
+    let mut answered = HashSet::new();
+    let mut replies = Vec::new();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while tokio::time::Instant::now() < deadline {
+        let got = c
+            .fetch_events(
+                Filter::new()
+                    .kind(Kind::TextNote)
+                    .author(hana)
+                    .event(first.id),
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        for r in got.iter() {
+            if answered.insert(r.id) {
+                replies.push(r.clone());
+                let again = EventBuilder::text_note("tell me more!")
+                    .tag(soul_kinds::tags::e_marked(first.id, "root"))
+                    .tag(soul_kinds::tags::e_marked(r.id, "reply"))
+                    .tag(Tag::public_key(hana))
+                    .sign_with_keys(&owner)
+                    .unwrap();
+                send(&c, &again).await.unwrap();
+            }
+        }
+        if replies.len() >= 3 {
+            // Give hana time to (wrongly) go deeper.
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            let got = c
+                .fetch_events(
+                    Filter::new()
+                        .kind(Kind::TextNote)
+                        .author(hana)
+                        .event(first.id),
+                    Duration::from_secs(5),
+                )
+                .await
+                .unwrap();
+            assert_eq!(got.len(), 3, "hana stops at the depth limit");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    panic!("hana answered only {} times", replies.len());
+}
+
+#[test]
+fn ten_thousand_seeded_draws_fall_within_two_percent_of_70_20_10() {
+    let mut counts = [0usize; 3];
+    let mut jitters = Vec::new();
+    for r in 0..100 {
+        let key = Keys::generate().public_key();
+        for step in 0..100u64 {
+            let mut rng = dice::dice(&key, 1_700_000_000 + step * 37 + r);
+            match dice::pick(&mut rng) {
+                dice::Pick::Continue => counts[0] += 1,
+                dice::Pick::News => counts[1] += 1,
+                dice::Pick::Event => counts[2] += 1,
+            }
+            jitters.push(dice::jitter(&mut rng));
+        }
+    }
+    let share = |n: usize| n as f64 / 10_000.0;
+    assert!((share(counts[0]) - 0.70).abs() <= 0.02, "{counts:?}");
+    assert!((share(counts[1]) - 0.20).abs() <= 0.02, "{counts:?}");
+    assert!((share(counts[2]) - 0.10).abs() <= 0.02, "{counts:?}");
+    assert!(jitters.iter().all(|j| (0.7..=1.3).contains(j)));
+    let mean = jitters.iter().sum::<f64>() / jitters.len() as f64;
+    assert!((mean - 1.0).abs() < 0.02, "jitter is centred: {mean}");
+}
+
+#[test]
+fn a_broken_profile_stops_soul_up_naming_file_and_field() {
+    let town = TestTown::new();
+    let mia = town.dir.join("residents").join("mia.yaml");
+    let text = std::fs::read_to_string(&mia)
+        .unwrap()
+        .replace("language: en", "language: fr");
+    std::fs::write(&mia, text).unwrap();
+    let out = soul()
+        .arg("up")
+        .arg("--town")
+        .arg(&town.dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("mia.yaml") && err.contains("`language`"),
+        "{err}"
+    );
+}
+
+/// The `e` ids of an event.
+fn e_ids(e: &Event) -> Vec<EventId> {
+    soul_kinds::tags::e_refs(e).map(|r| r.id).collect()
+}
+
+/// Polls until an event matching `filter` passes `ok`.
+async fn wait_until(c: &Client, filter: Filter, ok: impl Fn(&Event) -> bool) -> Option<Event> {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while tokio::time::Instant::now() < deadline {
+        let got = c
+            .fetch_events(filter.clone(), Duration::from_secs(5))
+            .await
+            .unwrap();
+        if let Some(e) = got.iter().find(|e| ok(e)) {
+            return Some(e.clone());
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    None
+}
