@@ -14,10 +14,12 @@
 #![warn(missing_docs)]
 
 pub mod agent_cli;
+pub mod audit;
 pub mod bridge;
 pub mod cli;
 pub mod clock;
 pub mod dashboard;
+pub mod guard;
 pub mod host;
 pub mod link;
 pub mod mind;

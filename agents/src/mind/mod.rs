@@ -1,7 +1,120 @@
-//! Minds: what turns what an agent reads into what it proposes (DESIGN §5).
+//! Minds: what turns what an agent reads into what it proposes (DESIGN §5). Rules decide.
 //!
+//! One [`Mind`] trait, two minds: [`BuiltIn`] (deterministic, offline: the brains' built-in
+//! mind in [`brain`]) and [`ModelMind`] (a model server, OpenAI-compatible or Ollama, with the
+//! built-in mind standing in whenever the model's answer cannot be used).
+//!
+//! # Layout
 //! - [`brain`]: the built-in deterministic mind of panda, gorilla and triceratops.
-//! - [`writer`]: the residents' built-in writer.
+//! - [`builtin`]: [`BuiltIn`], the trait over it.
+//! - [`model`]: [`ModelMind`]: prompt (Soul > Skills > Karma), HTTP, retries, budget, fallback.
+//! - [`schema`]: the strict output schema every model answer is parsed into.
+//! - [`setup`]: [`Minds`], a host's mind, karma and rules, built once at start.
+//! - [`conformance`]: the check both minds pass.
+//!
+//! **Architecture invariant:** a mind proposes and never decides: its output reaches the world
+//! only through the guardian ([`crate::guard`]) when it would act, and a model's answer that does
+//! not parse is never used — the built-in mind's proposal is, and the fallback is recorded.
 
 pub mod brain;
+pub mod builtin;
+pub mod model;
+pub mod schema;
+pub mod setup;
+#[cfg(test)]
+mod schema_tests;
 pub mod writer;
+
+pub mod conformance;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use soul_kinds::Opinion;
+
+pub use builtin::BuiltIn;
+pub use model::{ModelConfig, ModelMind};
+pub use setup::{LlmChoice, Minds};
+pub use schema::{MindOutput, Proposal, SchemaError, Shape, ToolCall};
+
+/// A boxed future, so that minds can be `dyn Mind`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A brain asked for its opinion in a debate round.
+#[derive(Debug, Clone, Copy)]
+pub struct OpinionAsk<'a> {
+    /// The agent asking (for logs and the fallback record).
+    pub agent: &'a str,
+    /// Everything the brain knows, lessons included.
+    pub brain: brain::BrainContext<'a>,
+}
+
+/// An agent asked what to do about something that would act (an execution, a post, a command).
+#[derive(Debug, Clone)]
+pub struct ActAsk<'a> {
+    /// The agent asking.
+    pub agent: &'a str,
+    /// What is asked, one sentence ("Carry out the decided task …").
+    pub question: String,
+    /// What the agent read, one fact per line, rebuilt from events for every call.
+    pub context: Vec<String>,
+    /// The tools it may propose: (name, description).
+    pub tools: Vec<(String, String)>,
+    /// Relevant lessons.
+    pub lessons: &'a [String],
+    /// What the role's deterministic logic proposes: the built-in mind's answer.
+    pub default: Proposal,
+}
+
+/// A job's log to be turned into a lesson (seed 002 phase 4).
+#[derive(Debug, Clone)]
+pub struct DistilAsk<'a> {
+    /// The agent asking.
+    pub agent: &'a str,
+    /// What kind of job ("execution", …).
+    pub kind: &'a str,
+    /// Its log.
+    pub log: &'a str,
+}
+
+/// A lesson distilled from a log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Distilled {
+    /// One or two sentences.
+    pub lesson: String,
+    /// What it is about.
+    pub topic: String,
+    /// 1..=100.
+    pub weight: u8,
+}
+
+/// What a mind produced, and which mind it really was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thought<T> {
+    /// The answer.
+    pub value: T,
+    /// `built-in` or `model:NAME`: who actually thought this.
+    pub mind: String,
+    /// Why the model's answer was not used, when the built-in mind stood in.
+    pub fallback: Option<String>,
+    /// Milliseconds spent in the mind.
+    pub millis: u64,
+}
+
+/// A mind. Every role asks through this trait, so the built-in mind and a model are
+/// interchangeable, and a model that fails costs one decision's quality, never its safety.
+pub trait Mind: Send + Sync + std::fmt::Debug {
+    /// `built-in` or `model:NAME`.
+    fn label(&self) -> String;
+    /// A brain's opinion in one debate round.
+    fn opinion<'a>(&'a self, ask: &'a OpinionAsk<'a>) -> BoxFuture<'a, Thought<Opinion>>;
+    /// A proposal to act; the guardian judges it.
+    fn propose<'a>(&'a self, ask: &'a ActAsk<'a>) -> BoxFuture<'a, Thought<Proposal>>;
+    /// A lesson from a job's log; `None` when this mind could not distil it now (the log stays
+    /// for deferred distillation).
+    fn distil<'a>(&'a self, ask: &'a DistilAsk<'a>) -> BoxFuture<'a, Option<Thought<Distilled>>>;
+}
+
+/// A shared mind, as roles hold it.
+pub type SharedMind = Arc<dyn Mind>;

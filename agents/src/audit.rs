@@ -1,0 +1,125 @@
+//! Audit (DESIGN §5, seed 003 §5.5): every guarded decision leaves one verdict event (kind
+//! 4370) and one row in `karma.sqlite` with seed 003's observability fields.
+//!
+//! Written by fixed code after the guardian and the gate decided; the mind contributes data
+//! (its reasoning, confidence, proposal) and never decides what is recorded.
+
+use std::time::Instant;
+
+use nostr::{EventId, Keys, PublicKey};
+use soul_karma::{AuditRow, Karma};
+use soul_kinds::content::verdict;
+use soul_kinds::AuditVerdict;
+
+use crate::guard::{Access, Verdict};
+use crate::link::{Link, LinkError};
+use crate::mind::{Proposal, Thought};
+
+/// One guarded decision to record.
+#[derive(Debug)]
+pub struct Decision<'a> {
+    /// The deciding agent's name.
+    pub agent: &'a str,
+    /// Who would act.
+    pub actor: PublicKey,
+    /// The event the proposal is about.
+    pub subject: EventId,
+    /// What came in (the task title, the message).
+    pub input: String,
+    /// What the mind was told, summarised.
+    pub context_summary: String,
+    /// The mind's proposal, and which mind made it.
+    pub thought: &'a Thought<Proposal>,
+    /// The guardian's verdict.
+    pub verdict: &'a Verdict,
+    /// The gate's answer; `None` when the guardian stopped it first.
+    pub access: Option<&'a Access>,
+    /// What was said to people (the execution result, the question asked).
+    pub final_response: String,
+    /// When handling started.
+    pub started: Instant,
+}
+
+/// What went wrong while recording; the row is written even when the event could not be.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// The verdict event was not accepted.
+    #[error("verdict event not published: {0}")]
+    Publish(#[from] LinkError),
+    /// The row was not written.
+    #[error("audit row not written: {0}")]
+    Row(#[from] soul_karma::Error),
+}
+
+fn clip(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// Publishes the verdict event as `keys` and writes the row; returns the event's id.
+pub async fn record(
+    link: &Link,
+    keys: &Keys,
+    karma: &Karma,
+    d: Decision<'_>,
+) -> Result<EventId, AuditError> {
+    let summary = d.thought.value.summary();
+    let content = AuditVerdict {
+        proposal: clip(
+            if summary.trim().is_empty() {
+                "(empty proposal)"
+            } else {
+                &summary
+            },
+            4000,
+        ),
+        action: d.verdict.action,
+        reason: clip(&d.verdict.reason, 4000),
+        check: d.verdict.check.as_str().to_owned(),
+    };
+    let published = link.publish(keys, verdict(d.subject, &content)).await;
+    let event_id = published.as_ref().ok().map(|e| e.id);
+    let tools: Vec<serde_json::Value> = d
+        .thought
+        .value
+        .tools()
+        .iter()
+        .map(|c| serde_json::json!({"tool_name": c.tool, "parameters": c.parameters}))
+        .collect();
+    let row = AuditRow {
+        record_id: event_id.map_or_else(
+            || {
+                format!(
+                    "unpublished-{}-{}",
+                    d.subject.to_hex(),
+                    soul_karma::now_secs()
+                )
+            },
+            |id| id.to_hex(),
+        ),
+        timestamp: soul_karma::now_secs(),
+        agent: d.agent.to_owned(),
+        actor: d.actor.to_hex(),
+        subject: Some(d.subject.to_hex()),
+        input_message: d.input,
+        context_summary: d.context_summary,
+        llm_model: d.thought.mind.clone(),
+        llm_reasoning: d.thought.value.reasoning.clone(),
+        llm_confidence: d.thought.value.confidence.clamp(0.0, 1.0),
+        selected_tools: serde_json::Value::Array(tools).to_string(),
+        guardian_action: d.verdict.action.as_str().to_owned(),
+        guardian_check: d.verdict.check.as_str().to_owned(),
+        guardian_reason: d.verdict.reason.clone(),
+        auth_result: d.access.map_or("not_reached", Access::as_str).to_owned(),
+        auth_reason: d.access.map(Access::reason).unwrap_or_default(),
+        execution_success: None,
+        execution_result: None,
+        execution_error: None,
+        final_response: d.final_response,
+        total_duration_ms: d.started.elapsed().as_millis() as i64,
+        llm_duration_ms: d.thought.millis as i64,
+        fallback: d.thought.fallback.clone(),
+        verdict_event: event_id.map(|id| id.to_hex()),
+    };
+    karma.record_audit(&row)?;
+    Ok(published?.id)
+}

@@ -1,0 +1,25 @@
+//! The guardian and the authorization gate (DESIGN §5, seed 003 §5.3–5.4): a mind proposes,
+//! rules decide.
+//!
+//! # Layout
+//! - [`rules`]: `rules/guardian.yaml`, `rules/dangerous_operations.yaml`,
+//!   `rules/authorization.yaml` (each falls back to the shipped copy when absent).
+//! - [`check`]: [`judge`], the ordered checks, a pure function.
+//! - [`gate`]: [`Gate`], levels per pubkey and per action; never reads mind output.
+//! - [`confirm`]: reading the owner's answer; an unclear answer is a no.
+//!
+//! **Architecture invariant:** both fail closed. A rules file that does not load stops the
+//! agent at start with the file named; an action the gate cannot place is denied.
+
+pub mod check;
+pub mod confirm;
+pub mod gate;
+pub mod rules;
+
+#[cfg(test)]
+mod tests;
+
+pub use check::{judge, Check, Verdict};
+pub use confirm::{read_answer, Answer, CONFIRM_TTL};
+pub use gate::{Access, Gate};
+pub use rules::{AuthRules, GuardRules, RulesError};

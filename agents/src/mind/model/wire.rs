@@ -1,0 +1,256 @@
+//! One call to a model server, in its own protocol, and the retry policy around it.
+//!
+//! Two protocols: OpenAI-compatible (`POST {base}/chat/completions`, for a base ending in
+//! `/v1`) and Ollama (`POST {base}/api/chat`). Both non-streaming: a cut answer shows as
+//! `finish_reason: "length"` / `done_reason: "length"` (or `done: false`) and is refused, never
+//! parsed (seed 003 §6.7.6).
+//!
+//! Retries (seed 003 §6.7.3): a time-out is retried at most twice, after a pause (5 s by
+//! default); a 429 waits for `Retry-After` (60 s when absent, capped) up to three times; every
+//! other failure is final at once. The caller falls back to the built-in mind.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::prompt::Message;
+
+/// Which protocol a base URL speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// `…/v1`: OpenAI-compatible.
+    OpenAi,
+    /// Anything else: Ollama.
+    Ollama,
+}
+
+impl Api {
+    /// The protocol for `base`.
+    pub fn of(base: &str) -> Self {
+        if base.trim_end_matches('/').ends_with("/v1") {
+            Api::OpenAi
+        } else {
+            Api::Ollama
+        }
+    }
+
+    /// The endpoint for `base`.
+    pub fn endpoint(self, base: &str) -> String {
+        let base = base.trim_end_matches('/');
+        match self {
+            Api::OpenAi => format!("{base}/chat/completions"),
+            Api::Ollama => format!("{base}/api/chat"),
+        }
+    }
+}
+
+/// Why a call gave no usable text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// No answer within the time-out.
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    /// 429.
+    #[error("rate limited (429)")]
+    RateLimited(Option<Duration>),
+    /// Could not connect, or the connection broke.
+    #[error("cannot reach the model server: {0}")]
+    Connect(String),
+    /// Another HTTP status.
+    #[error("HTTP {0}: {1}")]
+    Status(u16, String),
+    /// The answer was cut (length limit, stream ended early).
+    #[error("the answer was cut: {0}")]
+    Cut(String),
+    /// The envelope was not the protocol's.
+    #[error("not a {0:?} answer: {1}")]
+    Protocol(Api, String),
+}
+
+/// The model's text and the tokens it cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The message content.
+    pub text: String,
+    /// Prompt + completion tokens, as the server reports them (0 if it does not).
+    pub tokens: u64,
+}
+
+#[derive(Deserialize)]
+struct OpenAiReply {
+    choices: Vec<OpenAiChoice>,
+    #[serde(default)]
+    usage: Option<OpenAiUsage>,
+}
+#[derive(Deserialize)]
+struct OpenAiChoice {
+    message: OpenAiMessage,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+#[derive(Deserialize)]
+struct OpenAiMessage {
+    #[serde(default)]
+    content: Option<String>,
+}
+#[derive(Deserialize)]
+struct OpenAiUsage {
+    #[serde(default)]
+    total_tokens: u64,
+}
+
+#[derive(Deserialize)]
+struct OllamaReply {
+    message: OpenAiMessage,
+    #[serde(default)]
+    done: bool,
+    #[serde(default)]
+    done_reason: Option<String>,
+    #[serde(default)]
+    prompt_eval_count: u64,
+    #[serde(default)]
+    eval_count: u64,
+}
+
+/// One call, no retries.
+pub async fn call_once(
+    http: &reqwest::Client,
+    base: &str,
+    model: &str,
+    messages: &[Message],
+    timeout: Duration,
+) -> Result<Reply, CallError> {
+    let api = Api::of(base);
+    let body = match api {
+        Api::OpenAi => json!({
+            "model": model, "messages": messages, "temperature": 0, "stream": false,
+            "response_format": {"type": "json_object"},
+        }),
+        Api::Ollama => json!({
+            "model": model, "messages": messages, "stream": false, "format": "json",
+            "options": {"temperature": 0},
+        }),
+    };
+    let send = async {
+        let resp = http
+            .post(api.endpoint(base))
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| CallError::Connect(e.to_string()))?;
+        let status = resp.status();
+        if status.as_u16() == 429 {
+            let after = resp
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .map(Duration::from_secs_f64);
+            return Err(CallError::RateLimited(after));
+        }
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| CallError::Cut(format!("the body broke off: {e}")))?;
+        if !status.is_success() {
+            let snippet: String = text.chars().take(200).collect();
+            return Err(CallError::Status(status.as_u16(), snippet));
+        }
+        Ok(text)
+    };
+    let raw = tokio::time::timeout(timeout, send)
+        .await
+        .map_err(|_| CallError::Timeout(timeout))??;
+    match api {
+        Api::OpenAi => {
+            let r: OpenAiReply =
+                serde_json::from_str(&raw).map_err(|e| CallError::Protocol(api, e.to_string()))?;
+            let choice = r
+                .choices
+                .into_iter()
+                .next()
+                .ok_or_else(|| CallError::Protocol(api, "no choices".into()))?;
+            match choice.finish_reason.as_deref() {
+                Some("stop") | None => {}
+                Some(other) => return Err(CallError::Cut(format!("finish_reason {other}"))),
+            }
+            Ok(Reply {
+                text: choice.message.content.unwrap_or_default(),
+                tokens: r.usage.map_or(0, |u| u.total_tokens),
+            })
+        }
+        Api::Ollama => {
+            let r: OllamaReply =
+                serde_json::from_str(&raw).map_err(|e| CallError::Protocol(api, e.to_string()))?;
+            if !r.done || r.done_reason.as_deref().is_some_and(|d| d != "stop") {
+                return Err(CallError::Cut(format!(
+                    "done {} done_reason {:?}",
+                    r.done, r.done_reason
+                )));
+            }
+            Ok(Reply {
+                text: r.message.content.unwrap_or_default(),
+                tokens: r.prompt_eval_count + r.eval_count,
+            })
+        }
+    }
+}
+
+/// The retry policy's knobs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Retry {
+    /// Time-out of one attempt.
+    pub timeout: Duration,
+    /// Pause before retrying after a time-out.
+    pub pause: Duration,
+    /// Retries after time-outs.
+    pub timeout_retries: u32,
+    /// Waits after 429s.
+    pub rate_limit_waits: u32,
+    /// Longest wait after a 429.
+    pub max_wait: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(60),
+            pause: Duration::from_secs(5),
+            timeout_retries: 2,
+            rate_limit_waits: 3,
+            max_wait: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Calls with the retry policy; the last error when every attempt failed.
+pub async fn call(
+    http: &reqwest::Client,
+    base: &str,
+    model: &str,
+    messages: &[Message],
+    retry: Retry,
+) -> Result<Reply, CallError> {
+    let (mut timeouts, mut limited) = (0, 0);
+    loop {
+        match call_once(http, base, model, messages, retry.timeout).await {
+            Err(CallError::Timeout(t)) if timeouts < retry.timeout_retries => {
+                timeouts += 1;
+                tracing::warn!(
+                    model,
+                    attempt = timeouts,
+                    "model timed out after {t:?}; retrying"
+                );
+                tokio::time::sleep(retry.pause).await;
+            }
+            Err(CallError::RateLimited(after)) if limited < retry.rate_limit_waits => {
+                limited += 1;
+                let wait = after.unwrap_or(Duration::from_secs(60)).min(retry.max_wait);
+                tracing::warn!(model, "model server says 429; waiting {wait:?}");
+                tokio::time::sleep(wait).await;
+            }
+            other => return other,
+        }
+    }
+}
