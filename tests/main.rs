@@ -12,3 +12,4 @@ mod relay;
 mod replay;
 mod town;
 mod util;
+mod workers;

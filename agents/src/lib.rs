@@ -19,11 +19,13 @@ pub mod bridge;
 pub mod cli;
 pub mod clock;
 pub mod dashboard;
+pub mod dm;
 pub mod guard;
 pub mod host;
 pub mod link;
 pub mod mind;
 pub mod roles;
+pub mod sandbox;
 pub mod schedule;
 pub mod town;
 

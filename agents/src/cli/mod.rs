@@ -1,5 +1,6 @@
 //! The `soul` command line: parsing and dispatch. One file per command.
 
+mod command;
 mod evaluate;
 mod init;
 mod keys;
@@ -93,6 +94,9 @@ pub enum Command {
         #[arg(long)]
         owner: Option<String>,
     },
+    /// Command a worker as the owner by NIP-17 DM and print its reply:
+    /// pause, resume, restart, status, adjust_params key=value…, run SKILL args….
+    Command(command::CommandArgs),
     /// List the town's keys, export one, or encrypt them with a passphrase (NIP-49).
     Keys {
         /// `list` (default), `export NAME` or `encrypt [NAME…]`.
@@ -117,6 +121,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Evaluate { relay } => evaluate::run(&cli.town, relay).await,
         Command::Replay { task, relay, owner } => replay::run(&cli.town, &task, relay, owner).await,
         Command::Task(args) => task::run(&cli.town, args).await,
+        Command::Command(args) => command::run(&cli.town, args).await,
         Command::Watch { relay, history } => watch::run(&cli.town, relay, history).await,
     }
 }

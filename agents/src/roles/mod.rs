@@ -5,9 +5,12 @@
 //! picks up where the relay says it was.
 
 pub mod brain;
+pub mod buddy;
+pub mod executor;
 pub mod reporter;
 pub mod resident;
 pub mod reviewer;
+pub mod worker;
 
 use tokio::task::{AbortHandle, JoinSet};
 
@@ -38,16 +41,17 @@ pub fn spawn(
         Role::Brain => match brain::BrainSetup::from_ctx(ctx) {
             Some(setup) => {
                 handles.push(tasks.spawn(brain::run(agent.clone(), ctx.link.clone(), setup)));
+                handles.extend(worker::suggest::spawn_for_triceratops(tasks, agent, ctx));
             }
             None => tracing::warn!(
                 agent = %agent.name,
                 "the roster lacks panda, gorilla or triceratops: brains cannot debate"
             ),
         },
+        Role::Buddy | Role::Executor => handles.extend(worker::spawn_role(tasks, agent, ctx)),
         Role::Resident => handles.extend(resident::spawn(tasks, agent, ctx)),
         Role::Reviewer => handles.extend(reviewer::spawn(tasks, agent, ctx)),
         Role::Reporter => handles.extend(reporter::spawn(tasks, agent, ctx)),
-        Role::Buddy | Role::Executor => {}
     }
     handles
 }

@@ -1,5 +1,5 @@
-//! The town template (`residents/`, `rules/`, `bulletin/` at the repository root), embedded in
-//! the binary so that `soul init` works on a machine without the source tree.
+//! The town template (`residents/`, `rules/`, `bulletin/`, `persona/`, `skills/` at the repository
+//! root), embedded in the binary so that `soul init` works on a machine without the source tree.
 
 use std::path::Path;
 
@@ -9,13 +9,17 @@ use include_dir::{include_dir, Dir};
 static RESIDENTS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../residents");
 static RULES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../rules");
 static BULLETIN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../bulletin");
+static PERSONA: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../persona");
+static SKILLS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../skills");
 
 /// The template folders and their names inside a town.
-fn folders() -> [(&'static str, &'static Dir<'static>); 3] {
+fn folders() -> [(&'static str, &'static Dir<'static>); 5] {
     [
         ("residents", &RESIDENTS),
         ("rules", &RULES),
         ("bulletin", &BULLETIN),
+        ("persona", &PERSONA),
+        ("skills", &SKILLS),
     ]
 }
 

@@ -51,6 +51,8 @@ pub struct BrainSetup {
     pub restart_allowlist: Arc<Vec<String>>,
     /// The host, for panda to perform an approved restart.
     pub supervisor: Supervisor,
+    /// Triceratops's line to the executor, for decided tasks that name a skill.
+    pub executor: crate::roles::executor::Dispatch,
 }
 
 impl BrainSetup {
@@ -65,6 +67,7 @@ impl BrainSetup {
             evaluation: o.evaluation.clone(),
             restart_allowlist: Arc::clone(&o.restart_allowlist),
             supervisor: ctx.supervisor.clone(),
+            executor: crate::roles::executor::Dispatch::new(ctx),
         })
     }
 }

@@ -14,6 +14,7 @@ use super::{BrainSetup, Debates, ROUND_TIMEOUT};
 use crate::host::Identity;
 use crate::link::{Link, LinkError};
 use crate::mind::brain::{self as mind, BrainContext, Language};
+use crate::roles::executor::dispatch::Progress;
 
 /// The last round before triceratops mediates.
 const LAST_ROUND: u8 = 3;
@@ -213,6 +214,10 @@ async fn execute(
         restarts.insert(request);
         return Ok(());
     }
+    if let Some(job) = ctx.setup.executor.plan(&state.task) {
+        // The task names a skill and an executor: the executor runs it; `finish` reads the result.
+        return ctx.setup.executor.send(ctx.me, *decision_id, &job).await;
+    }
     finish(ctx, debates, restarts, state).await
 }
 
@@ -247,17 +252,21 @@ async fn finish(
             },
             _ => return Ok(()),
         },
-        None => {
-            // No worker takes this kind of task yet: the decided plan is recorded as the result.
-            let counted: Vec<(BrainName, Opinion)> = counted(state, d.round)
-                .into_iter()
-                .map(|(_, b, o)| (b, o))
-                .collect();
-            Execution {
-                status: ExecStatus::Completed,
-                result: mind::execution_plan(&state.task, &counted, language),
+        None => match executor_progress(ctx, debates, state, *decision_id).await? {
+            Progress::Done(e) => e,
+            Progress::Waiting => return Ok(()),
+            Progress::NotMine => {
+                // No worker takes this kind of task: the decided plan is recorded as the result.
+                let counted: Vec<(BrainName, Opinion)> = counted(state, d.round)
+                    .into_iter()
+                    .map(|(_, b, o)| (b, o))
+                    .collect();
+                Execution {
+                    status: ExecStatus::Completed,
+                    result: mind::execution_plan(&state.task, &counted, language),
+                }
             }
-        }
+        },
     };
     let failed = done.status == ExecStatus::Failed;
     ctx.publish(debates, execution(state.task_id, *decision_id, &done))
@@ -272,6 +281,21 @@ async fn finish(
         (Language::En, true) => format!("\"{}\" failed: {}", state.task.title, done.result),
     };
     note(ctx, debates, state.task_id, &msg).await
+}
+
+/// Where the executor's run for this task stands (see [`crate::roles::executor::dispatch`]).
+async fn executor_progress(
+    ctx: &Ctx<'_>,
+    debates: &Debates,
+    state: &TaskState,
+    decision: EventId,
+) -> Result<Progress, LinkError> {
+    let started = state
+        .executions
+        .first()
+        .and_then(|(id, _)| debates.created_at(&state.task_id, id));
+    let exec = &ctx.setup.executor;
+    exec.progress(ctx.me, &state.task, decision, started).await
 }
 
 fn starting(language: Language, title: &str) -> String {

@@ -1,0 +1,266 @@
+//! NIP-17 direct messages for one agent: its own connection, signer and NIP-42 identity.
+//!
+//! The host's shared [`Link`](crate::link::Link) has no signer and never authenticates; the relay
+//! serves a gift wrap only to the connection that authenticated as its recipient, so every agent
+//! that reads DMs (buddy, executor, triceratops, `soul command`) opens a [`DmClient`] with its
+//! own keys. Messages are kind-14 rumors, sealed (13) and gift-wrapped (1059) with NIP-44 v2 by
+//! rust-nostr; nothing here touches crypto directly.
+//!
+//! Every message sent is also wrapped to its sender (as NIP-17 clients do), so an agent's own
+//! replies are in the relay for it to read back after a restart: [`replay`] builds the set of
+//! handled messages from those copies.
+//!
+//! # Layout
+//! - [`replay`]: replay protection (seen wraps, stale messages), derived from the relay.
+
+pub mod replay;
+
+use std::time::Duration;
+
+use nostr::nips::nip59::UnwrappedGift;
+use nostr::{Event, EventBuilder, EventId, Filter, Keys, Kind, PublicKey, Tag, Timestamp};
+use nostr_sdk::{Client, RelayPoolNotification, RelayUrl};
+use tokio::sync::broadcast;
+
+use crate::link::{LinkError, RELAY_TIMEOUT};
+
+/// One decrypted direct message.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// The gift wrap (1059) it came in.
+    pub wrap_id: EventId,
+    /// Who sealed it (verified by the seal's signature).
+    pub sender: PublicKey,
+    /// The rumor's id (the same for every copy of the message).
+    pub rumor_id: EventId,
+    /// The text.
+    pub text: String,
+    /// When the sender wrote it (the rumor's time; the wrap's is randomised by NIP-59).
+    pub created_at: Timestamp,
+    /// The rumor's tags.
+    pub tags: Vec<Tag>,
+}
+
+impl Message {
+    /// The first value of the rumor's first tag called `name`.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|t| t.as_slice().first().is_some_and(|n| n == name))
+            .and_then(|t| t.as_slice().get(1))
+            .map(String::as_str)
+    }
+
+    /// The message this one replies to (`e` tag), if any.
+    pub fn reply_to(&self) -> Option<EventId> {
+        EventId::from_hex(self.tag("e")?).ok()
+    }
+}
+
+/// An agent's own authenticated connection for gift wraps.
+#[derive(Debug, Clone)]
+pub struct DmClient {
+    client: Client,
+    keys: Keys,
+}
+
+impl DmClient {
+    /// Connects to `url` signing as `keys`; the client answers the relay's AUTH itself.
+    pub async fn connect(url: &str, keys: &Keys) -> Result<Self, LinkError> {
+        let parsed = RelayUrl::parse(url).map_err(|e| LinkError::BadUrl {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
+        let client = Client::new(keys.clone());
+        client.automatic_authentication(true);
+        client
+            .add_relay(parsed.clone())
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        client
+            .try_connect_relay(parsed, RELAY_TIMEOUT)
+            .await
+            .map_err(|_| LinkError::Unreachable {
+                url: url.to_string(),
+            })?;
+        Ok(Self {
+            client,
+            keys: keys.clone(),
+        })
+    }
+
+    /// This agent's public key.
+    pub fn me(&self) -> PublicKey {
+        self.keys.public_key()
+    }
+
+    /// Starts following new gift wraps to this agent; read them with [`DmClient::next`].
+    /// Call before [`DmClient::history`] so nothing falls between the two.
+    pub async fn follow(&self) -> Result<broadcast::Receiver<RelayPoolNotification>, LinkError> {
+        // Authenticate first: a REQ for gift wraps before NIP-42 is CLOSED `auth-required:` and
+        // re-sent only after AUTH, and anything arriving in between would be missed. A fetch
+        // waits through that dance; afterwards the connection is authenticated.
+        self.client
+            .fetch_events(
+                Filter::new()
+                    .kind(Kind::GiftWrap)
+                    .pubkey(self.me())
+                    .limit(1),
+                RELAY_TIMEOUT,
+            )
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        let rx = self.client.notifications();
+        // limit 0: only new wraps; the stored ones come from `history`. A wrap's created_at is
+        // randomised up to two days back (NIP-59), so `since` cannot be used.
+        let filter = Filter::new()
+            .kind(Kind::GiftWrap)
+            .pubkey(self.me())
+            .limit(0);
+        self.client
+            .subscribe(filter, None)
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        Ok(rx)
+    }
+
+    /// Waits for the next gift wrap to this agent that decrypts; `None` when the client closed.
+    pub async fn next(
+        &self,
+        rx: &mut broadcast::Receiver<RelayPoolNotification>,
+    ) -> Option<Message> {
+        loop {
+            match rx.recv().await {
+                Ok(RelayPoolNotification::Event { event, .. }) if event.kind == Kind::GiftWrap => {
+                    if let Some(m) = self.open(&event).await {
+                        return Some(m);
+                    }
+                }
+                Ok(RelayPoolNotification::Shutdown) => return None,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(
+                        missed = n,
+                        "DM notifications lagged; the next start re-reads them"
+                    );
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// Every stored gift wrap to this agent that decrypts, oldest message first.
+    pub async fn history(&self) -> Result<Vec<Message>, LinkError> {
+        let filter = Filter::new().kind(Kind::GiftWrap).pubkey(self.me());
+        let events = self
+            .client
+            .fetch_events(filter, RELAY_TIMEOUT)
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        let mut out = Vec::new();
+        for event in events.iter() {
+            if let Some(m) = self.open(event).await {
+                out.push(m);
+            }
+        }
+        out.sort_by_key(|m| m.created_at);
+        Ok(out)
+    }
+
+    /// Decrypts a gift wrap; `None` (logged) if it is not a readable kind-14 message to us.
+    pub async fn open(&self, wrap: &Event) -> Option<Message> {
+        let gift = match UnwrappedGift::from_gift_wrap(&self.keys, wrap).await {
+            Ok(g) => g,
+            Err(e) => {
+                tracing::debug!(wrap = %wrap.id, "gift wrap does not open: {e}");
+                return None;
+            }
+        };
+        let mut rumor = gift.rumor;
+        if rumor.kind != Kind::PrivateDirectMessage {
+            tracing::debug!(wrap = %wrap.id, kind = %rumor.kind, "gift wrap holds no DM");
+            return None;
+        }
+        let rumor_id = rumor.id();
+        Some(Message {
+            wrap_id: wrap.id,
+            sender: gift.sender,
+            rumor_id,
+            text: rumor.content,
+            created_at: rumor.created_at,
+            tags: rumor.tags.to_vec(),
+        })
+    }
+
+    /// Sends `text` to `to` (with extra rumor `tags`), and a copy to ourselves; returns the
+    /// rumor's id. `Ok` only once the relay took both wraps.
+    pub async fn send(
+        &self,
+        to: PublicKey,
+        text: &str,
+        tags: Vec<Tag>,
+    ) -> Result<EventId, LinkError> {
+        let mut rumor = EventBuilder::private_msg_rumor(to, text)
+            .tags(tags)
+            .build(self.me());
+        let rumor_id = rumor.id();
+        // Our copy first: it is the record that the message was handled, and must exist even
+        // when the recipient's wrap is refused (a stranger is no member of the town).
+        if to != self.me() {
+            let copy = EventBuilder::gift_wrap(&self.keys, &self.me(), rumor.clone(), [])
+                .await
+                .map_err(|e| LinkError::Sdk(e.to_string()))?;
+            self.send_event(&copy).await?;
+        }
+        let wrap = EventBuilder::gift_wrap(&self.keys, &to, rumor, [])
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        self.send_event(&wrap).await?;
+        Ok(rumor_id)
+    }
+
+    /// Waits up to `patience` for a message from `from` that replies to `rumor` (`e` tag).
+    pub async fn reply_to(
+        &self,
+        rx: &mut broadcast::Receiver<RelayPoolNotification>,
+        from: PublicKey,
+        rumor: EventId,
+        patience: Duration,
+    ) -> Option<Message> {
+        tokio::time::timeout(patience, async {
+            loop {
+                let m = self.next(rx).await?;
+                if m.sender == from && m.reply_to() == Some(rumor) {
+                    return Some(m);
+                }
+            }
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    async fn send_event(&self, event: &Event) -> Result<(), LinkError> {
+        let out = self
+            .client
+            .send_event(event)
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        if out.success.is_empty() {
+            return Err(LinkError::Refused {
+                id: event.id,
+                reason: out
+                    .failed
+                    .into_values()
+                    .next()
+                    .unwrap_or_else(|| "no answer".into()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Closes the connection.
+    pub async fn close(&self) {
+        self.client.shutdown().await;
+    }
+}

@@ -1,0 +1,356 @@
+//! Skills (seed 004, DESIGN §8): YAML files in the town's `skills/`, validated before use.
+//!
+//! ```yaml
+//! name: checksum                 # [a-z0-9_-], the file's stem
+//! description: SHA-256 of a file in the workspace.
+//! version: "1.0"
+//! workdir: workspace             # the folder it runs in (default `workspace`)
+//! parameters:
+//!   - {name: file, type: string, required: true, description: the file}
+//! command: sha256sum {{file}}    # or `prompt:` for a model
+//! ```
+//! A command is split at whitespace into the program and its arguments first, and `{{var}}` is
+//! substituted inside each argument afterwards, so a value never becomes two arguments and is
+//! never read by a shell. The program itself cannot be a variable.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+/// A parameter's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamType {
+    /// Any text without whitespace at its ends.
+    String,
+    /// A whole number.
+    Integer,
+    /// A number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+}
+
+/// One parameter.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    /// Its name, used as `{{name}}` and `name=value`.
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: ParamType,
+    /// Whether it must be given (unless it has a default).
+    #[serde(default)]
+    pub required: bool,
+    /// The value when not given.
+    #[serde(default)]
+    pub default: Option<serde_yaml_ng::Value>,
+    /// The only values allowed, if any.
+    #[serde(default, rename = "enum")]
+    pub choices: Vec<serde_yaml_ng::Value>,
+    /// What it is.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// A skill file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Skill {
+    /// Its name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Its version.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// The folder it runs in, relative to the town (default `workspace`).
+    #[serde(default = "default_workdir")]
+    pub workdir: String,
+    /// Its parameters.
+    #[serde(default)]
+    pub parameters: Vec<Param>,
+    /// The command, with `{{var}}`.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Or a prompt for a model, with `{{var}}`.
+    #[serde(default)]
+    pub prompt: Option<String>,
+}
+
+fn default_workdir() -> String {
+    "workspace".into()
+}
+
+/// Reads every `skills/*.yaml` but `_*.yaml`; each file's error names the file and field.
+pub fn load_all(dir: &Path) -> Result<BTreeMap<String, Skill>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut out = BTreeMap::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_none_or(|e| e != "yaml") || stem.starts_with('_') {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let skill: Skill =
+            serde_yaml_ng::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        skill
+            .validate(stem)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        out.insert(skill.name.clone(), skill);
+    }
+    Ok(out)
+}
+
+impl Skill {
+    /// Checks the rules of the module docs; `stem` is the file's name without `.yaml`.
+    pub fn validate(&self, stem: &str) -> Result<(), String> {
+        let ok_name = |n: &str| {
+            !n.is_empty()
+                && n.len() <= 64
+                && n.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        };
+        if !ok_name(&self.name) {
+            return Err(format!("name {:?}: use 1-64 of a-z 0-9 _ -", self.name));
+        }
+        if self.name != stem {
+            return Err(format!(
+                "name {:?} must match the file name {stem:?}",
+                self.name
+            ));
+        }
+        if self.description.trim().is_empty() {
+            return Err("description: must not be empty".into());
+        }
+        let template = match (&self.command, &self.prompt) {
+            (Some(c), None) => {
+                let program = c.split_whitespace().next().unwrap_or("");
+                if program.is_empty() || program.contains("{{") {
+                    return Err(format!(
+                        "command {c:?}: the program must be written out, not a variable"
+                    ));
+                }
+                c
+            }
+            (None, Some(p)) => p,
+            _ => return Err("give exactly one of `command` and `prompt`".into()),
+        };
+        for (i, p) in self.parameters.iter().enumerate() {
+            if !ok_name(&p.name) {
+                return Err(format!(
+                    "parameters[{i}].name {:?}: use a-z 0-9 _ -",
+                    p.name
+                ));
+            }
+            if self.parameters[..i].iter().any(|q| q.name == p.name) {
+                return Err(format!("parameters[{i}].name {:?} is listed twice", p.name));
+            }
+            for c in &p.choices {
+                check_type(p, &yaml_text(c)).map_err(|e| format!("parameters[{i}].enum: {e}"))?;
+            }
+            if let Some(d) = &p.default {
+                let d = yaml_text(d);
+                check_value(p, &d).map_err(|e| format!("parameters[{i}].default: {e}"))?;
+            }
+        }
+        for var in variables(template) {
+            if !self.parameters.iter().any(|p| p.name == var) {
+                return Err(format!(
+                    "{{{{{var}}}}} is used but not among the parameters"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The argument vector for `named` and `positional` arguments: types, enums, required
+    /// parameters and defaults checked. `Err` says which argument and why.
+    pub fn argv(
+        &self,
+        named: &BTreeMap<String, String>,
+        positional: &[String],
+    ) -> Result<Vec<String>, String> {
+        let command = self
+            .command
+            .as_ref()
+            .ok_or_else(|| format!("{} is a prompt skill: it needs a model (`soul up --llm URL`), and this executor runs commands only", self.name))?;
+        if let Some(k) = named
+            .keys()
+            .find(|k| !self.parameters.iter().any(|p| &p.name == *k))
+        {
+            return Err(format!("{}: no parameter {k:?}", self.name));
+        }
+        let mut rest = positional.iter();
+        let mut values = BTreeMap::new();
+        for p in &self.parameters {
+            let v = match named.get(&p.name) {
+                Some(v) => Some(v.clone()),
+                None => rest.next().cloned(),
+            };
+            let v = match (v, &p.default) {
+                (Some(v), _) => v,
+                (None, Some(d)) => yaml_text(d),
+                (None, None) if p.required => {
+                    return Err(format!(
+                        "{}: {} is required ({})",
+                        self.name, p.name, p.description
+                    ))
+                }
+                (None, None) => String::new(),
+            };
+            check_value(p, &v).map_err(|e| format!("{}: {e}", self.name))?;
+            values.insert(p.name.clone(), v);
+        }
+        if let Some(extra) = rest.next() {
+            return Err(format!("{}: unexpected argument {extra:?}", self.name));
+        }
+        let mut argv = Vec::new();
+        for word in command.split_whitespace() {
+            let mut arg = word.to_string();
+            for (k, v) in &values {
+                arg = arg.replace(&format!("{{{{{k}}}}}"), v);
+            }
+            // An optional parameter left empty drops an argument that was only that variable.
+            if !(arg.is_empty() && word.starts_with("{{")) {
+                argv.push(arg);
+            }
+        }
+        Ok(argv)
+    }
+}
+
+fn check_value(p: &Param, v: &str) -> Result<(), String> {
+    if v.is_empty() && !p.required {
+        return Ok(());
+    }
+    check_type(p, v)?;
+    if !p.choices.is_empty() && !p.choices.iter().any(|c| yaml_text(c) == v) {
+        let choices: Vec<String> = p.choices.iter().map(yaml_text).collect();
+        return Err(format!(
+            "{}={v:?} is not one of {}",
+            p.name,
+            choices.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+fn check_type(p: &Param, v: &str) -> Result<(), String> {
+    let ok = match p.kind {
+        ParamType::String => !v.is_empty() && v.trim() == v && !v.contains('\0'),
+        ParamType::Integer => v.parse::<i64>().is_ok(),
+        ParamType::Number => v.parse::<f64>().is_ok_and(f64::is_finite),
+        ParamType::Boolean => v == "true" || v == "false",
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{}={v:?} is not a {:?}", p.name, p.kind).to_lowercase())
+    }
+}
+
+fn yaml_text(v: &serde_yaml_ng::Value) -> String {
+    match v {
+        serde_yaml_ng::Value::String(s) => s.clone(),
+        serde_yaml_ng::Value::Number(n) => n.to_string(),
+        serde_yaml_ng::Value::Bool(b) => b.to_string(),
+        other => serde_yaml_ng::to_string(other)
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    }
+}
+
+/// The `{{var}}` names in `template`.
+fn variables(template: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else { break };
+        out.push(after[..end].trim().to_string());
+        rest = &after[end + 2..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(yaml: &str) -> Skill {
+        serde_yaml_ng::from_str(yaml).unwrap()
+    }
+
+    const HEAD: &str = "name: head\ndescription: the start of a file\nversion: '1.0'\nparameters:\n  - {name: file, type: string, required: true}\n  - {name: lines, type: integer, default: 10, enum: [10, 20]}\ncommand: head -n {{lines}} {{file}}\n";
+
+    #[test]
+    fn arguments_are_checked_and_never_split() {
+        let s = skill(HEAD);
+        s.validate("head").unwrap();
+        let named = BTreeMap::from([("file".to_string(), "a b.txt".to_string())]);
+        assert_eq!(
+            s.argv(&named, &[]).unwrap(),
+            vec!["head", "-n", "10", "a b.txt"]
+        );
+        let argv = s
+            .argv(&BTreeMap::new(), &["x.txt".into(), "20".into()])
+            .unwrap();
+        assert_eq!(argv, vec!["head", "-n", "20", "x.txt"]);
+        assert!(s
+            .argv(&BTreeMap::new(), &[])
+            .unwrap_err()
+            .contains("file is required"));
+        assert!(s
+            .argv(&BTreeMap::new(), &["x".into(), "15".into()])
+            .unwrap_err()
+            .contains("not one of"));
+        assert!(s
+            .argv(&BTreeMap::new(), &["x".into(), "ten".into()])
+            .unwrap_err()
+            .contains("integer"));
+        let bad = BTreeMap::from([("shell".to_string(), "1".to_string())]);
+        assert!(s
+            .argv(&bad, &["x".into()])
+            .unwrap_err()
+            .contains("no parameter"));
+    }
+
+    #[test]
+    fn the_template_skills_are_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
+        let skills = load_all(&dir).unwrap();
+        assert!(skills.contains_key("checksum") && skills.contains_key("summarize"));
+        assert!(skills["summarize"]
+            .argv(&BTreeMap::new(), &["x".into()])
+            .is_err());
+    }
+
+    #[test]
+    fn invalid_skills_are_refused_before_use() {
+        let s = skill(
+            "name: a\ndescription: d\ncommand: '{{p}} -x'\nparameters: [{name: p, type: string}]\n",
+        );
+        assert!(s.validate("a").unwrap_err().contains("program"));
+        let s = skill("name: a\ndescription: d\ncommand: ls {{nope}}\n");
+        assert!(s.validate("a").unwrap_err().contains("nope"));
+        let s = skill("name: a\ndescription: d\ncommand: ls\nprompt: hi\n");
+        assert!(s.validate("a").unwrap_err().contains("exactly one"));
+        let s = skill("name: a\ndescription: d\ncommand: sleep {{s}}\nparameters: [{name: s, type: integer, default: soon}]\n");
+        assert!(s.validate("a").unwrap_err().contains("default"));
+        let s = skill("name: b\ndescription: d\ncommand: ls\n");
+        assert!(s.validate("a").unwrap_err().contains("file name"));
+        assert!(serde_yaml_ng::from_str::<Skill>(
+            "name: a\ndescription: d\ncommand: ls\nshell: true\n"
+        )
+        .is_err());
+    }
+}

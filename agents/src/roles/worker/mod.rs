@@ -1,0 +1,378 @@
+//! What every worker (buddy, executor) shares: commands by NIP-17 DM, their authorization and
+//! replay protection, the worker state (34363), and suggestions (4368).
+//!
+//! A worker reads its gift wraps on its own authenticated connection ([`DmClient`]), ignores
+//! replays and stale commands ([`Seen`], rebuilt from its own replies on the relay), checks who
+//! may command it ([`auth`]), carries the command out, and answers by DM. Pause, resume and
+//! params live in its state event, so they survive restarts. Anything that is not a command
+//! goes to the worker's job: the buddy chats; the executor answers only its owner.
+//!
+//! # Layout
+//! - [`command`]: parsing plain text and JSON commands.
+//! - [`auth`]: owner, or brain with an approved decision naming the worker.
+//! - [`state`]: the 34363 state and params with ranges.
+//! - [`reply`]: the answer's shape (text or JSON; a run's result).
+//! - [`suggest`]: one suggestion per rolling hour; triceratops turns accepted ones into tasks.
+
+pub mod auth;
+pub mod command;
+pub mod reply;
+pub mod state;
+pub mod suggest;
+
+use std::sync::Arc;
+
+use nostr::{Tag, TagKind, Timestamp};
+use soul_kinds::{Role, WorkerRun, WorkerState};
+use tokio::task::{AbortHandle, JoinSet};
+
+use self::command::{Action, Command};
+use self::reply::{Reply, ACCEPTED};
+use self::state::{Current, ParamSpec};
+use crate::dm::replay::{Seen, Stale};
+use crate::dm::{DmClient, Message};
+use crate::host::Identity;
+use crate::link::LinkError;
+use crate::roles::buddy::Buddy;
+use crate::roles::executor::Executor;
+use crate::roles::RoleCtx;
+
+/// The worker's own job.
+#[derive(Clone)]
+pub enum Job {
+    /// Chats in the owner's persona.
+    Buddy(Arc<Buddy>),
+    /// Runs skills in the sandbox.
+    Executor(Arc<Executor>),
+}
+
+impl Job {
+    fn specs(&self) -> &'static [ParamSpec] {
+        match self {
+            Job::Buddy(_) => crate::roles::buddy::PARAMS,
+            Job::Executor(_) => crate::roles::executor::PARAMS,
+        }
+    }
+}
+
+/// Starts a buddy's or an executor's tasks (the DM loop; the buddy's mentions too).
+pub fn spawn_role(
+    tasks: &mut JoinSet<Result<(), LinkError>>,
+    agent: &Identity,
+    ctx: &RoleCtx,
+) -> Vec<AbortHandle> {
+    let town = &ctx.options.town_dir;
+    let job = match agent.role {
+        Role::Buddy => match Buddy::load(town) {
+            Ok(b) => Job::Buddy(Arc::new(b)),
+            Err(e) => {
+                tracing::error!(agent = %agent.name, "the buddy cannot start: {e}");
+                return Vec::new();
+            }
+        },
+        Role::Executor => Job::Executor(Arc::new(Executor::new(town))),
+        _ => return Vec::new(),
+    };
+    let mut handles = Vec::new();
+    if let Job::Buddy(b) = &job {
+        let owner = ctx.options.roster.owner;
+        let m = crate::roles::buddy::mention::run(
+            agent.clone(),
+            ctx.link.clone(),
+            Arc::clone(b),
+            owner,
+        );
+        handles.push(tasks.spawn(m));
+    }
+    handles.push(tasks.spawn(run(agent.clone(), ctx.clone(), job)));
+    handles
+}
+
+struct Worker {
+    me: Identity,
+    ctx: RoleCtx,
+    dm: DmClient,
+    job: Job,
+    current: Current,
+    seen: Seen,
+}
+
+/// Runs a worker until its task is aborted.
+pub async fn run(me: Identity, ctx: RoleCtx, job: Job) -> Result<(), LinkError> {
+    let dm = DmClient::connect(&ctx.options.relay_url, &me.keys).await?;
+    let mut rx = dm.follow().await?;
+    let history = dm.history().await?;
+    let my = me.keys.public_key();
+    let seen = Seen::from_history(&my, &history);
+    let specs = job.specs();
+    let current = match state::load(&ctx.link, &me.keys, &me.name).await? {
+        Some(c) => c,
+        None => {
+            let fresh = WorkerState {
+                state: WorkerRun::Running,
+                params: state::defaults(specs),
+            };
+            state::publish(&ctx.link, &me.keys, &me.name, fresh, Timestamp::from(0)).await?
+        }
+    };
+    tracing::info!(worker = %me.name, paused = current.paused(), "worker is listening for DMs");
+    let mut w = Worker {
+        me,
+        ctx,
+        dm,
+        job,
+        current,
+        seen,
+    };
+    // What arrived while we were away, oldest first; replays and stale ones are dropped here.
+    for m in history.into_iter().filter(|m| m.sender != my) {
+        w.handle(m).await;
+    }
+    while let Some(m) = w.dm.next(&mut rx).await {
+        if m.sender == my {
+            w.seen.absorb_reply(&m);
+        } else {
+            w.handle(m).await;
+        }
+    }
+    Ok(())
+}
+
+impl Worker {
+    async fn handle(&mut self, m: Message) {
+        match self.seen.admit(&m, Timestamp::now()) {
+            Ok(()) => {}
+            Err(Stale::Seen) => {
+                tracing::info!(worker = %self.me.name, wrap = %m.wrap_id, "ignored a replayed message");
+                return;
+            }
+            Err(Stale::TooOld(age)) => {
+                tracing::info!(worker = %self.me.name, wrap = %m.wrap_id, age, "ignored a stale message");
+                return;
+            }
+        }
+        let json = m.text.trim_start().starts_with('{');
+        let cmd = match command::parse(&m.text) {
+            Ok(Some(mut c)) => {
+                // A text command may carry its request id as a rumor tag.
+                c.request = c.request.or_else(|| m.tag("request").map(str::to_string));
+                c
+            }
+            Ok(None) => return self.chat(m).await,
+            Err(e) => {
+                let r = Reply::new(
+                    None,
+                    "error",
+                    false,
+                    format!("cannot read that command: {e}"),
+                );
+                return self.reply(&m, json, &r, false).await;
+            }
+        };
+        let worker = auth::Worker {
+            name: &self.me.name,
+            pubkey: self.me.keys.public_key(),
+        };
+        let roster = &self.ctx.options.roster;
+        if let Err(why) = auth::authorize(&self.ctx.link, roster, &worker, &m.sender, &cmd).await {
+            tracing::warn!(worker = %self.me.name, sender = %m.sender, command = cmd.action.word(), "command refused: {why}");
+            let r = Reply::new(
+                cmd.request.clone(),
+                "refused",
+                false,
+                format!("refused: {why}"),
+            );
+            return self.reply(&m, cmd.json, &r, false).await;
+        }
+        tracing::info!(worker = %self.me.name, sender = %m.sender, command = cmd.action.word(), "command accepted");
+        self.execute(m, cmd).await;
+    }
+
+    async fn execute(&mut self, m: Message, cmd: Command) {
+        let word = cmd.action.word();
+        let req = cmd.request.clone();
+        let mut reply = match cmd.action {
+            Action::Pause | Action::Resume => {
+                let run = if cmd.action == Action::Pause {
+                    WorkerRun::Paused
+                } else {
+                    WorkerRun::Running
+                };
+                let mut next = self.current.state.clone();
+                next.state = run;
+                match self.set_state(next).await {
+                    Ok(()) => Reply::new(
+                        req,
+                        word,
+                        true,
+                        format!(
+                            "{}: {}",
+                            self.me.name,
+                            if run == WorkerRun::Paused {
+                                "paused"
+                            } else {
+                                "running"
+                            }
+                        ),
+                    ),
+                    Err(e) => Reply::new(
+                        req,
+                        word,
+                        false,
+                        format!("could not publish the new state: {e}"),
+                    ),
+                }
+            }
+            Action::Status => Reply::new(
+                req,
+                word,
+                true,
+                format!(
+                    "{} is {}",
+                    self.me.name,
+                    if self.current.paused() {
+                        "paused"
+                    } else {
+                        "running"
+                    }
+                ),
+            ),
+            Action::AdjustParams(changes) => {
+                match state::check_params(self.job.specs(), &changes) {
+                    Err(why) => Reply::new(req, word, false, format!("params unchanged: {why}")),
+                    Ok(()) => {
+                        let mut next = self.current.state.clone();
+                        next.params.extend(changes);
+                        match self.set_state(next).await {
+                            Ok(()) => Reply::new(req, word, true, "params adjusted".into()),
+                            Err(e) => Reply::new(
+                                req,
+                                word,
+                                false,
+                                format!("could not publish the new state: {e}"),
+                            ),
+                        }
+                    }
+                }
+            }
+            Action::Restart => {
+                let r = Reply {
+                    state: Some(self.current.state.clone()),
+                    ..Reply::new(req, word, true, format!("{} is restarting", self.me.name))
+                };
+                self.reply(&m, cmd.json, &r, false).await;
+                // The host aborts this task and starts the agent afresh; ask from a task of
+                // its own so that the order outlives this one.
+                let (sup, name) = (self.ctx.supervisor.clone(), self.me.name.clone());
+                tokio::spawn(async move {
+                    if let Err(e) = sup.restart(&name).await {
+                        tracing::warn!(worker = %name, "restart failed: {e}");
+                    }
+                });
+                return;
+            }
+            Action::Run {
+                skill,
+                named,
+                positional,
+            } => {
+                if self.current.paused() {
+                    Reply::new(
+                        req,
+                        word,
+                        false,
+                        format!("{} is paused: `resume` it first", self.me.name),
+                    )
+                } else {
+                    match &self.job {
+                        Job::Buddy(_) => Reply::new(
+                            req,
+                            word,
+                            false,
+                            "the buddy runs no skills: send `run` to an executor".into(),
+                        ),
+                        Job::Executor(x) => {
+                            let ack =
+                                Reply::new(req.clone(), word, true, format!("running {skill}…"));
+                            self.reply(&m, cmd.json, &ack, true).await;
+                            let (x, dm, me, link) = (
+                                Arc::clone(x),
+                                self.dm.clone(),
+                                self.me.clone(),
+                                self.ctx.link.clone(),
+                            );
+                            let current = self.current.clone();
+                            // Runs take up to 30 s: other commands (status, pause) go on meanwhile.
+                            tokio::spawn(async move {
+                                let r = x.run(&skill, named, positional, req, &current).await;
+                                if r.result.as_ref().is_some_and(|r| r.timed_out) {
+                                    suggest::after_timeout(&link, &me, &skill).await;
+                                }
+                                send_reply(&dm, &m, cmd.json, &r, false).await;
+                            });
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        reply.state = Some(self.current.state.clone());
+        self.reply(&m, cmd.json, &reply, false).await;
+    }
+
+    async fn set_state(&mut self, next: WorkerState) -> Result<(), LinkError> {
+        let link = &self.ctx.link;
+        self.current =
+            state::publish(link, &self.me.keys, &self.me.name, next, self.current.at).await?;
+        Ok(())
+    }
+
+    async fn chat(&mut self, m: Message) {
+        let owner = self.ctx.options.roster.owner;
+        match &self.job {
+            Job::Buddy(b) => {
+                if self.current.paused() {
+                    tracing::info!(worker = %self.me.name, "paused: not answering a message");
+                    return;
+                }
+                let max = self.current.param(self.job.specs(), "max_reply_chars");
+                let text = (**b)
+                    .clone()
+                    .with_max_chars(max)
+                    .answer(&m.text, m.sender == owner);
+                let r = Reply::new(None, "chat", true, text);
+                self.reply(&m, false, &r, false).await;
+            }
+            Job::Executor(_) if m.sender == owner => {
+                let text = "I am the executor: I take `run SKILL key=value…`, `status`, `pause`, `resume`, `restart` and `adjust_params key=value`.";
+                self.reply(
+                    &m,
+                    false,
+                    &Reply::new(None, "help", true, text.into()),
+                    false,
+                )
+                .await;
+            }
+            Job::Executor(_) => {
+                tracing::debug!(worker = %self.me.name, sender = %m.sender, "not a command; not answering");
+            }
+        }
+    }
+
+    async fn reply(&self, m: &Message, json: bool, r: &Reply, ack: bool) {
+        send_reply(&self.dm, m, json, r, ack).await;
+    }
+}
+
+/// Sends `r` to `m`'s sender, marking `m` handled (and, for `ack`, not final).
+async fn send_reply(dm: &DmClient, m: &Message, json: bool, r: &Reply, ack: bool) {
+    let mut tags = Seen::reply_tags(m);
+    if ack {
+        tags.push(Tag::custom(TagKind::custom("status"), [ACCEPTED]));
+    }
+    if let Err(e) = dm.send(m.sender, &r.render(json), tags).await {
+        // A stranger's wrap is refused by the town relay (gift wraps only to members): the
+        // refusal is in this log instead.
+        tracing::warn!(to = %m.sender, command = %r.command, "reply not delivered: {e}");
+    }
+}

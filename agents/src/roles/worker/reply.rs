@@ -1,0 +1,105 @@
+//! A worker's answer to a command: JSON for a JSON command (a brain reads it), text for a text
+//! command (a person reads it). An acknowledgement of a long command carries the rumor tag
+//! `["status", "accepted"]`; the final answer does not.
+
+use serde::{Deserialize, Serialize};
+use soul_kinds::WorkerState;
+
+/// Rumor tag marking an acknowledgement that is not the final answer.
+pub const ACCEPTED: &str = "accepted";
+
+/// What a sandboxed run did (seed 004's result: request id, exit code, output, error, timed out).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// The request id the command carried (the decision id for a brain's run).
+    pub request: Option<String>,
+    /// The skill run.
+    pub skill: String,
+    /// Exit code; `None` when killed.
+    pub exit_code: Option<i32>,
+    /// stdout, capped.
+    pub output: String,
+    /// stderr, capped; or why nothing ran.
+    pub error: String,
+    /// Killed at the run time-out.
+    pub timed_out: bool,
+    /// Output was cut at the cap.
+    pub truncated: bool,
+    /// How long it ran, in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+impl RunResult {
+    /// Whether the skill ran and exited 0.
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out
+    }
+}
+
+/// A worker's reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    /// The command's request id, echoed.
+    pub request: Option<String>,
+    /// The command word (`pause`, …), or `refused`/`error` when it was not carried out.
+    pub command: String,
+    /// Whether the command was carried out.
+    pub ok: bool,
+    /// One line for a person.
+    pub message: String,
+    /// The worker's state after the command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<WorkerState>,
+    /// A run's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<RunResult>,
+}
+
+impl Reply {
+    /// A reply without state or result.
+    pub fn new(request: Option<String>, command: &str, ok: bool, message: String) -> Self {
+        Self {
+            request,
+            command: command.to_string(),
+            ok,
+            message,
+            state: None,
+            result: None,
+        }
+    }
+
+    /// The text to send: JSON, or lines for a person.
+    pub fn render(&self, json: bool) -> String {
+        if json {
+            return serde_json::to_string(self).unwrap_or_else(|_| self.message.clone());
+        }
+        let mut out = self.message.clone();
+        if let Some(s) = &self.state {
+            let params: Vec<String> = s.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let run = match s.state {
+                soul_kinds::WorkerRun::Running => "running",
+                soul_kinds::WorkerRun::Paused => "paused",
+            };
+            out.push_str(&format!("\nstate: {run}\nparams: {}", params.join(" ")));
+        }
+        if let Some(r) = &self.result {
+            let code = r
+                .exit_code
+                .map_or_else(|| "none (killed)".to_string(), |c| c.to_string());
+            out.push_str(&format!(
+                "\nexit code: {code}\ntimed out: {}\nelapsed: {} ms",
+                r.timed_out, r.elapsed_ms
+            ));
+            if r.truncated {
+                out.push_str("\n(output cut at the cap)");
+            }
+            if !r.output.is_empty() {
+                out.push_str(&format!("\n--- output ---\n{}", r.output.trim_end()));
+            }
+            if !r.error.is_empty() {
+                out.push_str(&format!("\n--- error ---\n{}", r.error.trim_end()));
+            }
+        }
+        out
+    }
+}

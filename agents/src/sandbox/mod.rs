@@ -1,0 +1,287 @@
+//! The executor's sandbox (seed 004): allowlisted commands in bubblewrap, built from folder
+//! policies, with a start time-out, a run time-out and capped output.
+//!
+//! # Layout
+//! - [`policy`]: folder policies from `skills/_policy.yaml`; the most specific path wins.
+//! - [`bwrap`]: the bubblewrap command line for one run.
+//!
+//! **Architecture invariant:** nothing runs outside bubblewrap. When `bwrap` is missing the
+//! sandbox refuses every run and says why ([`SandboxError::Missing`]); there is no fallback.
+
+pub mod bwrap;
+pub mod policy;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+use tokio::sync::oneshot;
+
+pub use policy::{Access, FolderPolicy, Network, Policies};
+
+/// The file in a town that holds the folder policies.
+pub const POLICY_FILE: &str = "skills/_policy.yaml";
+
+/// Time limits and the output cap of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// From spawning bubblewrap until the sandbox is set up and the command starts.
+    pub start: Duration,
+    /// From the command's start until it is killed.
+    pub run: Duration,
+    /// Bytes kept of stdout and of stderr each; the rest is read and dropped.
+    pub output_cap: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            start: Duration::from_secs(10),
+            run: Duration::from_secs(30),
+            output_cap: 16 * 1024,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The command's exit code; `None` when it was killed.
+    pub exit_code: Option<i32>,
+    /// Its stdout, up to the cap, lossily decoded.
+    pub output: String,
+    /// Its stderr, up to the cap.
+    pub error: String,
+    /// Killed at the run time-out.
+    pub timed_out: bool,
+    /// Output or error was cut at the cap.
+    pub truncated: bool,
+    /// How long the command ran.
+    pub elapsed: Duration,
+}
+
+/// Why the sandbox did not run a command.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// bubblewrap is not installed.
+    #[error("bubblewrap (`bwrap`) is not installed, so the executor runs nothing: install it (Debian/Ubuntu: `apt-get install bubblewrap`) and restart the executor")]
+    Missing,
+    /// The policy file is wrong.
+    #[error("{}: {reason}", path.display())]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and where.
+        reason: String,
+    },
+    /// The request breaks a policy.
+    #[error("refused by the sandbox policy: {0}")]
+    Refused(String),
+    /// bubblewrap could not be started.
+    #[error("cannot start bubblewrap: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// The sandbox did not come up in time.
+    #[error("the sandbox did not start within {0:?}: {1}")]
+    StartTimeout(Duration, String),
+}
+
+/// The town's sandbox: policies, the allowlist, and where bubblewrap is.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    policies: Policies,
+    bwrap: Option<PathBuf>,
+    keys_dir: PathBuf,
+}
+
+impl Sandbox {
+    /// Reads `town/skills/_policy.yaml`.
+    pub fn load(town: &Path) -> Result<Self, SandboxError> {
+        let town = policy::normalize(&std::path::absolute(town).unwrap_or(town.to_path_buf()))
+            .unwrap_or_else(|| town.to_path_buf());
+        let policies = Policies::load(&town.join(POLICY_FILE), &town)?;
+        Ok(Self {
+            policies,
+            bwrap: bwrap::find(),
+            keys_dir: town.join("keys"),
+        })
+    }
+
+    /// The policies.
+    pub fn policies(&self) -> &Policies {
+        &self.policies
+    }
+
+    /// Whether bubblewrap was found.
+    pub fn available(&self) -> bool {
+        self.bwrap.is_some()
+    }
+
+    /// Runs `argv` in `workdir` (absolute) inside bubblewrap.
+    pub async fn run(
+        &self,
+        argv: &[String],
+        workdir: &Path,
+        limits: Limits,
+    ) -> Result<Outcome, SandboxError> {
+        let bwrap_path = self.bwrap.as_ref().ok_or(SandboxError::Missing)?;
+        let workdir = policy::normalize(workdir)
+            .ok_or_else(|| SandboxError::Refused(format!("bad folder {}", workdir.display())))?;
+        let policy = self
+            .policies
+            .governing(&workdir)
+            .filter(|p| p.access != Access::Deny)
+            .ok_or_else(|| {
+                SandboxError::Refused(format!(
+                    "no folder policy makes {} visible",
+                    workdir.display()
+                ))
+            })?;
+        self.check_argv(argv, &workdir)?;
+        let args = bwrap::args(&bwrap::Plan {
+            policies: &self.policies,
+            workdir: &workdir,
+            network: policy.network,
+            keys_dir: &self.keys_dir,
+            max_file_size: policy.max_file_size,
+            argv,
+        });
+        tracing::debug!(?argv, workdir = %workdir.display(), network = ?policy.network, "sandbox run");
+        run_bwrap(bwrap_path, &args, limits).await
+    }
+
+    /// The program must be allowlisted (or a file in an `execute: true` folder); every argument
+    /// that names a file must pass its folder's extension and size rules.
+    fn check_argv(&self, argv: &[String], workdir: &Path) -> Result<(), SandboxError> {
+        let program = argv
+            .first()
+            .ok_or_else(|| SandboxError::Refused("an empty command".into()))?;
+        if program.contains('/') {
+            let path = policy::normalize(&workdir.join(program)).unwrap_or_default();
+            let ok = self
+                .policies
+                .governing(&path)
+                .is_some_and(|p| p.execute && p.access != Access::Deny);
+            if !ok {
+                return Err(SandboxError::Refused(format!(
+                    "{program} is not in a folder whose policy allows execute"
+                )));
+            }
+        } else if !self.policies.allow_commands.iter().any(|c| c == program) {
+            return Err(SandboxError::Refused(format!(
+                "{program} is not in allow_commands ({})",
+                self.policies.allow_commands.join(", ")
+            )));
+        }
+        for arg in &argv[1..] {
+            if arg.starts_with('-') || !(arg.contains('/') || workdir.join(arg).exists()) {
+                continue;
+            }
+            if let Some(path) = policy::normalize(&workdir.join(arg)) {
+                self.policies
+                    .check_file(&path)
+                    .map_err(SandboxError::Refused)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+async fn run_bwrap(bwrap: &Path, args: &[String], limits: Limits) -> Result<Outcome, SandboxError> {
+    let spawned = Instant::now();
+    let mut child = Command::new(bwrap)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(SandboxError::Spawn)?;
+    let (started_tx, started_rx) = oneshot::channel();
+    let out = tokio::spawn(read_capped(child.stdout.take(), limits.output_cap, None));
+    let err = tokio::spawn(read_capped(
+        child.stderr.take(),
+        limits.output_cap,
+        Some(started_tx),
+    ));
+    let started = match tokio::time::timeout(limits.start, started_rx).await {
+        Ok(Ok(())) => Instant::now(),
+        Ok(Err(_)) => {
+            // stderr closed without the marker: bubblewrap itself failed (bad mount, no
+            // namespaces); its message is on stderr.
+            let _ = child.wait().await;
+            let (e, _) = err.await.unwrap_or_default();
+            return Err(SandboxError::StartTimeout(
+                limits.start,
+                format!("bubblewrap exited before the command started: {}", e.trim()),
+            ));
+        }
+        Err(_) => {
+            let _ = child.kill().await;
+            return Err(SandboxError::StartTimeout(
+                limits.start,
+                format!("still setting up after {:?}", spawned.elapsed()),
+            ));
+        }
+    };
+    let (exit_code, timed_out) = match tokio::time::timeout(limits.run, child.wait()).await {
+        Ok(Ok(status)) => (status.code(), false),
+        Ok(Err(e)) => return Err(SandboxError::Spawn(e)),
+        Err(_) => {
+            // SIGKILL to bubblewrap; --die-with-parent takes the command down with it.
+            let _ = child.kill().await;
+            (None, true)
+        }
+    };
+    let elapsed = started.elapsed();
+    let (output, cut_out) = out.await.unwrap_or_default();
+    let (error, cut_err) = err.await.unwrap_or_default();
+    Ok(Outcome {
+        exit_code,
+        output,
+        error,
+        timed_out,
+        truncated: cut_out || cut_err,
+        elapsed,
+    })
+}
+
+/// Reads `pipe` to its end, keeping at most `cap` bytes. With `started`, the first line is
+/// expected to be the launcher's marker: it is signalled and dropped from the text.
+async fn read_capped(
+    pipe: Option<impl AsyncRead + Unpin>,
+    cap: usize,
+    mut started: Option<oneshot::Sender<()>>,
+) -> (String, bool) {
+    let Some(mut pipe) = pipe else {
+        return (String::new(), false);
+    };
+    let mut kept = Vec::new();
+    let mut cut = false;
+    let mut buf = [0u8; 8192];
+    let marker = format!("{}\n", bwrap::STARTED);
+    loop {
+        let n = match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        kept.extend_from_slice(&buf[..n]);
+        if started.is_some() {
+            if kept.starts_with(marker.as_bytes()) {
+                kept.drain(..marker.len());
+                if let Some(tx) = started.take() {
+                    let _ = tx.send(());
+                }
+            } else if kept.len() >= marker.len() || !marker.as_bytes().starts_with(&kept) {
+                // Not our launcher speaking: bubblewrap's own error. Keep reading it.
+                started = None;
+            }
+        }
+        if kept.len() > cap {
+            kept.truncate(cap);
+            cut = true;
+        }
+    }
+    (String::from_utf8_lossy(&kept).into_owned(), cut)
+}
