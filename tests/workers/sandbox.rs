@@ -206,3 +206,68 @@ async fn the_sandbox_enforces_folder_policies_and_time_outs() {
         .unwrap();
     assert!(relayed.is_empty(), "a refused suggestion is no task");
 }
+
+/// Without bubblewrap the executor runs nothing and says why.
+#[tokio::test(flavor = "multi_thread")]
+async fn without_bubblewrap_nothing_runs() {
+    let town = TestTown::new();
+    let mut cmd = soul();
+    cmd.arg("up")
+        .arg("--town")
+        .arg(&town.dir)
+        .args(["--speed", "60"])
+        .env("SOUL_BWRAP", town.dir.join("no-such-bwrap"));
+    let up = Running::start(cmd, "is up: relay ");
+    let executor = town.keys("executor").public_key();
+    let owner = Phone::new(&up.url, &town.keys("owner")).await;
+    let r = owner
+        .ask_json(executor, run("list", serde_json::json!({})))
+        .await;
+    assert_eq!(r["ok"], false, "{r}");
+    assert!(r["result"]["exit_code"].is_null(), "{r}");
+    let error = r["result"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("bubblewrap (`bwrap`) is not installed"),
+        "{error}"
+    );
+}
+
+/// The executor suggests after a time-out, but at most once per rolling hour, counted from
+/// the relay.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_worker_suggests_at_most_once_an_hour() {
+    let town = TestTown::new();
+    let secs = "  - {name: seconds, type: integer, required: true}";
+    skill(&town, "wait", "workspace", secs, "sleep {{seconds}}");
+    let up = town.up(&["--speed", "60"]);
+    let executor = town.keys("executor").public_key();
+    let owner = Phone::new(&up.url, &town.keys("owner")).await;
+    let r = owner
+        .ask(executor, "adjust_params run_timeout_secs=1")
+        .await;
+    assert!(r.contains("params adjusted"), "{r}");
+    let mine = Filter::new()
+        .kind(SoulKind::Suggestion.kind())
+        .author(executor);
+    let first = owner
+        .ask_json(executor, run("wait", serde_json::json!({"seconds": 5})))
+        .await;
+    assert_eq!(first["result"]["timed_out"], true, "{first}");
+    let suggestions = wait_for(&owner.client, mine.clone(), 1).await;
+    assert_eq!(suggestions.len(), 1);
+    let again = owner
+        .ask_json(executor, run("wait", serde_json::json!({"seconds": 5})))
+        .await;
+    assert_eq!(again["result"]["timed_out"], true, "{again}");
+    wait_log(&up, &["suggestion held back", "one per hour"]);
+    let after = owner
+        .client
+        .fetch_events(mine, Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        after.len(),
+        1,
+        "the second time-out made no second suggestion"
+    );
+}

@@ -16,8 +16,13 @@ use std::path::{Path, PathBuf};
 
 use super::policy::{Access, Network, Policies};
 
-/// Where bubblewrap is, if installed.
+/// Where bubblewrap is, if installed: `SOUL_BWRAP` when set (a non-standard install), else
+/// `bwrap` on `PATH`, `/usr/bin` or `/bin`.
 pub fn find() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SOUL_BWRAP") {
+        let p = PathBuf::from(p);
+        return p.is_file().then_some(p);
+    }
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .chain([PathBuf::from("/usr/bin"), PathBuf::from("/bin")])

@@ -306,7 +306,9 @@ impl Worker {
                             tokio::spawn(async move {
                                 let r = x.run(&skill, named, positional, req, &current).await;
                                 if r.result.as_ref().is_some_and(|r| r.timed_out) {
-                                    suggest::after_timeout(&link, &me, &skill).await;
+                                    let limit = current
+                                        .param(crate::roles::executor::PARAMS, "run_timeout_secs");
+                                    suggest::after_timeout(&link, &me, &skill, limit as u64).await;
                                 }
                                 send_reply(&dm, &m, cmd.json, &r, false).await;
                             });

@@ -72,13 +72,14 @@ pub async fn suggest(
     Ok(Some(event))
 }
 
-/// The executor's suggestion when a skill ran into the run time-out.
-pub async fn after_timeout(link: &Link, me: &Identity, skill: &str) {
+/// The executor's suggestion when a skill ran into the run time-out (`limit_secs`).
+pub async fn after_timeout(link: &Link, me: &Identity, skill: &str, limit_secs: u64) {
     let s = Suggestion {
-        title: format!("Review skill {skill}: it hit the 30 s run time-out"),
+        title: format!("Review skill {skill}: it hit the {limit_secs} s run time-out"),
         description: format!(
-            "{} killed skill {skill} at the run time-out. Either its work is too big for one run \
-             (split it) or it hangs (check its command and arguments).",
+            "{} killed skill {skill} at the {limit_secs} s run time-out. Either its work is too big \
+             for one run (split it, or raise run_timeout_secs up to 30) or it hangs (check its \
+             command and arguments).",
             me.name
         ),
     };
