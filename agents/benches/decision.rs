@@ -61,6 +61,7 @@ async fn main() {
         relay_url: url.clone(),
         clock: Clock::default(),
         heartbeat_every: Duration::from_secs(30),
+        minds: soul_agents::mind::Minds::load(dir.path(), None).unwrap(),
     };
     tokio::spawn(host::run(brains, options, std::future::pending()));
 

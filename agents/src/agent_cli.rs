@@ -102,6 +102,16 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<ExitCode> {
         relay_url,
         clock,
         heartbeat_every: Duration::from_secs(args.heartbeat_secs.max(1)),
+        minds: crate::mind::Minds::load(
+            &args.town,
+            town.as_ref()
+                .and_then(|t| t.llm.clone())
+                .map(|l| crate::mind::LlmChoice {
+                    url: l.url,
+                    model: l.model,
+                    daily_token_budget: l.daily_token_budget,
+                }),
+        )?,
     };
     host::run(vec![identity], options, crate::cli::signal()).await?;
     Ok(ExitCode::SUCCESS)

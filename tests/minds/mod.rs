@@ -2,6 +2,7 @@
 //! (stateless, the full context every time, Soul > Skills > Karma) and how it falls back.
 
 mod scripted;
+mod town;
 
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use soul_karma::Karma;
 
 use scripted::{reply, Scripted};
 
-const OPINION: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"The owner wants the photos copied to the NAS and checked.","no_tool_reason":"A debate opinion uses no tool."},"confidence":{"overall":0.77},"text_response":"SCRIPTED: back it up, then verify a restore.","vote":{"vote":"approve_with_modification","proposed_approach":"1. Copy. 2. Verify a restore.","concerns":["an unverified backup"]}}"#;
+pub(crate) const OPINION: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"The owner wants the photos copied to the NAS and checked.","no_tool_reason":"A debate opinion uses no tool."},"confidence":{"overall":0.77},"text_response":"SCRIPTED: back it up, then verify a restore.","vote":{"vote":"approve_with_modification","proposed_approach":"1. Copy. 2. Verify a restore.","concerns":["an unverified backup"]}}"#;
 const ACT: &str = r#"{"output_type":"tool_call","reasoning":{"intent_understanding":"The decision approved the backup plan.","tool_selection_reason":"record_plan records what was decided."},"confidence":{"overall":0.9},"tool_calls":[{"tool_name":"record_plan","parameters":{}}]}"#;
 const DISTIL: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"A restart failed for lack of an answer.","no_tool_reason":"A lesson is words."},"confidence":{"overall":0.7},"text_response":"Check that the reporter answers before asking for its restart."}"#;
 

@@ -26,6 +26,13 @@ pub struct UpArgs {
     /// Turn the bundled relay's rate limits off (benchmarks only).
     #[arg(long)]
     unlimited: bool,
+    /// A model server for the agents' minds: an OpenAI-compatible base URL ending in /v1, or
+    /// an Ollama base URL (overrides [llm] in town.toml). Without one, the built-in mind thinks.
+    #[arg(long)]
+    llm: Option<String>,
+    /// The model to ask (with --llm; default: [llm] model in town.toml, else llama3.2).
+    #[arg(long)]
+    model: Option<String>,
 }
 
 pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
@@ -79,6 +86,7 @@ pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
         relay_url,
         clock,
         heartbeat_every: Duration::from_secs(town.config.schedule.heartbeat_secs.max(1)),
+        minds: crate::mind::Minds::load(dir, llm_choice(&town, &args))?,
     };
     let bridge = (!town.config.relay.federation.is_empty()).then(|| {
         tokio::spawn(crate::bridge::run(crate::bridge::BridgeConfig {
@@ -138,4 +146,20 @@ async fn start_dashboard(
         std::future::pending(),
     ));
     Some((url, task))
+}
+
+/// `--llm`/`--model` over `[llm]` in town.toml; `None`: the built-in mind.
+fn llm_choice(town: &Town, args: &UpArgs) -> Option<crate::mind::LlmChoice> {
+    let section = town.config.llm.clone();
+    let defaults = soul_keys::LlmSection::default();
+    let url = args
+        .llm
+        .clone()
+        .or_else(|| section.as_ref().map(|s| s.url.clone()))?;
+    let base = section.unwrap_or(defaults);
+    Some(crate::mind::LlmChoice {
+        url,
+        model: args.model.clone().unwrap_or(base.model),
+        daily_token_budget: base.daily_token_budget,
+    })
 }

@@ -24,6 +24,12 @@ pub enum Check {
     Parameters,
     /// 7: fixable inconsistencies.
     Consistency,
+    /// The authorization gate denied the actor.
+    Authorization,
+    /// The owner answered yes to a CONFIRM.
+    OwnerConfirmed,
+    /// The owner answered no, unclearly, or not in time.
+    OwnerDeclined,
     /// Everything passed.
     Pass,
 }
@@ -39,6 +45,9 @@ impl Check {
             Check::Confidence => "confidence",
             Check::Parameters => "parameters",
             Check::Consistency => "consistency",
+            Check::Authorization => "authorization",
+            Check::OwnerConfirmed => "owner_confirmed",
+            Check::OwnerDeclined => "owner_declined",
             Check::Pass => "pass",
         }
     }

@@ -7,10 +7,12 @@
 //! - [`check`]: [`judge`], the ordered checks, a pure function.
 //! - [`gate`]: [`Gate`], levels per pubkey and per action; never reads mind output.
 //! - [`confirm`]: reading the owner's answer; an unclear answer is a no.
+//! - [`ask`]: asking the owner by NIP-17 DM and waiting up to the time-to-live.
 //!
 //! **Architecture invariant:** both fail closed. A rules file that does not load stops the
 //! agent at start with the file named; an action the gate cannot place is denied.
 
+pub mod ask;
 pub mod check;
 pub mod confirm;
 pub mod gate;
@@ -19,6 +21,7 @@ pub mod rules;
 #[cfg(test)]
 mod tests;
 
+pub use ask::ask_owner;
 pub use check::{judge, Check, Verdict};
 pub use confirm::{read_answer, Answer, CONFIRM_TTL};
 pub use gate::{Access, Gate};

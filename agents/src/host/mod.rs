@@ -56,6 +56,8 @@ pub struct HostOptions {
     pub clock: Clock,
     /// Town-time interval between heartbeats.
     pub heartbeat_every: Duration,
+    /// The mind every agent asks, karma, and the guardian's and the gate's rules.
+    pub minds: crate::mind::Minds,
 }
 
 /// Runs `agents` until `shutdown` completes, then publishes a last `stopped` heartbeat for each.

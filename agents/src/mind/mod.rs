@@ -10,6 +10,7 @@
 //! - [`model`]: [`ModelMind`]: prompt (Soul > Skills > Karma), HTTP, retries, budget, fallback.
 //! - [`schema`]: the strict output schema every model answer is parsed into.
 //! - [`setup`]: [`Minds`], a host's mind, karma and rules, built once at start.
+//! - [`upkeep`]: lessons from failures; rebuild, zombie hunter, deferred distillation, decay.
 //! - [`conformance`]: the check both minds pass.
 //!
 //! **Architecture invariant:** a mind proposes and never decides: its output reaches the world
@@ -20,9 +21,10 @@ pub mod brain;
 pub mod builtin;
 pub mod model;
 pub mod schema;
-pub mod setup;
 #[cfg(test)]
 mod schema_tests;
+pub mod setup;
+pub mod upkeep;
 pub mod writer;
 
 pub mod conformance;
@@ -35,8 +37,8 @@ use soul_kinds::Opinion;
 
 pub use builtin::BuiltIn;
 pub use model::{ModelConfig, ModelMind};
-pub use setup::{LlmChoice, Minds};
 pub use schema::{MindOutput, Proposal, SchemaError, Shape, ToolCall};
+pub use setup::{LlmChoice, Minds};
 
 /// A boxed future, so that minds can be `dyn Mind`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -118,3 +120,21 @@ pub trait Mind: Send + Sync + std::fmt::Debug {
 
 /// A shared mind, as roles hold it.
 pub type SharedMind = Arc<dyn Mind>;
+
+/// How many lessons a role reads before voting or writing.
+pub const LESSONS_PER_ASK: usize = 3;
+
+/// The few most relevant live lessons for `task` (empty, logged, when karma cannot be read: a
+/// missing lesson weakens one opinion, it must not stop the debate).
+pub fn lessons_for(karma: &soul_karma::Karma, task: &soul_kinds::Task) -> Vec<String> {
+    match karma.relevant(
+        &format!("{} {}", task.title, task.description),
+        LESSONS_PER_ASK,
+    ) {
+        Ok(rows) => rows.into_iter().map(|l| l.lesson).collect(),
+        Err(e) => {
+            tracing::warn!("karma not read: {e}");
+            Vec::new()
+        }
+    }
+}

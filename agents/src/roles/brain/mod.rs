@@ -12,6 +12,7 @@
 
 mod cache;
 mod evaluate;
+mod guarded;
 mod restart;
 mod step;
 
@@ -53,6 +54,12 @@ pub struct BrainSetup {
     pub supervisor: Supervisor,
     /// Triceratops's line to the executor, for decided tasks that name a skill.
     pub executor: crate::roles::executor::Dispatch,
+    /// The mind, karma and the guardian's rules (DESIGN §5, §8).
+    pub minds: crate::mind::Minds,
+    /// The owner-signed roster, for the authorization gate.
+    pub roster: soul_kinds::Roster,
+    /// The relay, for DMs to the owner (CONFIRM).
+    pub relay_url: String,
 }
 
 impl BrainSetup {
@@ -68,6 +75,9 @@ impl BrainSetup {
             restart_allowlist: Arc::clone(&o.restart_allowlist),
             supervisor: ctx.supervisor.clone(),
             executor: crate::roles::executor::Dispatch::new(ctx),
+            minds: o.minds.clone(),
+            roster: o.roster.clone(),
+            relay_url: o.relay_url.clone(),
         })
     }
 }
@@ -176,6 +186,9 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Link
         .copied()
         .unwrap_or_else(|| name.default_params());
     tracing::info!(brain = %name, tasks = view.debates.len(), "brain is debating");
+    // Triceratops keeps the host's karma (it learns from executions); the upkeep stops with it.
+    let _upkeep = (name == soul_kinds::BrainName::Triceratops)
+        .then(|| crate::mind::upkeep::Upkeep::spawn(&link, &me, &setup.minds, setup.clock));
     let mut tick = tokio::time::interval(
         setup
             .clock

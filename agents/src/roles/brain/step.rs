@@ -110,17 +110,25 @@ async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Res
         .range(..round)
         .flat_map(|(_, by)| by.iter().map(|(b, (_, o))| (*b, o.clone())))
         .collect();
-    let mine = mind::opinion(&BrainContext {
-        brain: ctx.name,
-        params: ctx.params,
-        task_id: state.task_id,
-        task: &state.task,
-        features: &features,
-        round,
-        previous: &previous,
-        lessons: &[],
-    });
-    tracing::info!(brain = %ctx.name, task = %state.task_id, round, vote = mine.vote.as_str(), "opinion");
+    // Karma (seed 002): the few most relevant live lessons, for the built-in mind to cite and
+    // the model to read below Soul and Skills.
+    let lessons = crate::mind::lessons_for(&ctx.setup.minds.karma, &state.task);
+    let ask = crate::mind::OpinionAsk {
+        agent: &ctx.me.name,
+        brain: BrainContext {
+            brain: ctx.name,
+            params: ctx.params,
+            task_id: state.task_id,
+            task: &state.task,
+            features: &features,
+            round,
+            previous: &previous,
+            lessons: &lessons,
+        },
+    };
+    let thought = ctx.setup.minds.mind.opinion(&ask).await;
+    let mine = thought.value;
+    tracing::info!(brain = %ctx.name, task = %state.task_id, round, vote = mine.vote.as_str(), mind = %thought.mind, "opinion");
     ctx.publish(debates, opinion(state.task_id, &mine)).await?;
     Ok(())
 }
@@ -202,12 +210,38 @@ async fn execute(
         return Ok(());
     };
     let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    // Nothing runs before the guardian and the gate say so (DESIGN §5).
+    let refused = match super::guarded::pass(ctx, state, *decision_id).await? {
+        super::guarded::Pass::Go => None,
+        super::guarded::Pass::Wait => return Ok(()),
+        super::guarded::Pass::Stop(why) => Some(why),
+    };
     let start = Execution {
         status: ExecStatus::Executing,
         result: starting(language, &state.task.title),
     };
     ctx.publish(debates, execution(state.task_id, *decision_id, &start))
         .await?;
+    if let Some(why) = refused {
+        let failed = Execution {
+            status: ExecStatus::Failed,
+            result: format!("the guardian stopped it: {why}"),
+        };
+        ctx.publish(debates, execution(state.task_id, *decision_id, &failed))
+            .await?;
+        let log = format!("\"{}\" was stopped: {why}", state.task.title);
+        crate::mind::upkeep::learn(
+            ctx.link,
+            &ctx.me.keys,
+            &ctx.me.name,
+            &ctx.setup.minds,
+            "execution",
+            state.task_id,
+            &log,
+        )
+        .await;
+        return note(ctx, debates, state.task_id, &failed.result).await;
+    }
     if let Some(service) = restart::service_named(&state.task.title, &ctx.setup.restart_allowlist) {
         // Triceratops never restarts anything itself: it asks, and waits for panda.
         let request = restart::request(ctx, state.task_id, &service).await?;
@@ -271,6 +305,20 @@ async fn finish(
     let failed = done.status == ExecStatus::Failed;
     ctx.publish(debates, execution(state.task_id, *decision_id, &done))
         .await?;
+    if failed {
+        // Karma (seed 002): a failed execution leaves a lesson.
+        let log = format!("\"{}\" failed: {}", state.task.title, done.result);
+        crate::mind::upkeep::learn(
+            ctx.link,
+            &ctx.me.keys,
+            &ctx.me.name,
+            &ctx.setup.minds,
+            "execution",
+            state.task_id,
+            &log,
+        )
+        .await;
+    }
     let msg = match (language, failed) {
         (Language::Ja, false) => format!("「{}」の実行を完了しました。", state.task.title),
         (Language::Ja, true) => format!(

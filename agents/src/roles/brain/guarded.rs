@@ -1,0 +1,363 @@
+//! Triceratops's execution passes the guardian and the gate (DESIGN §5) before anything runs.
+//!
+//! The mind proposes the execution (the built-in proposal: the one tool the decided task calls
+//! for — a restart, a skill, or recording the plan); the guardian judges it; the gate checks
+//! that triceratops may use that tool; one verdict event (4370) and one audit row record it.
+//! The verdict events are the memory: a restarted triceratops reads its last verdict on the
+//! decision from the relay and follows it, so nothing is judged or run twice.
+//!
+//! CONFIRM asks the owner by NIP-17 DM and waits up to 10 minutes of town time without holding
+//! up the brain's loop: the question runs in its own task and the answer waits in [`PENDING`].
+
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+use std::time::Instant;
+
+use nostr::{EventId, Filter, PublicKey};
+use serde_json::{json, Map};
+use soul_kinds::{parse, AuditVerdict, BrainName, GuardAction, Opinion, SoulKind, TaskState, Vote};
+
+use super::restart;
+use super::step::Ctx;
+use crate::audit::{self, Decision};
+use crate::guard::{self, Access, Answer, Check, Gate, Verdict};
+use crate::link::LinkError;
+use crate::mind::{ActAsk, Proposal, Shape, Thought, ToolCall};
+
+/// What the execution may do now.
+pub(super) enum Pass {
+    /// Go ahead.
+    Go,
+    /// A question is with the owner.
+    Wait,
+    /// Do not run; the reason goes into the failed execution.
+    Stop(String),
+}
+
+/// Owner answers awaited, per (triceratops, decision): `None` while waiting. Process-wide so
+/// that an answer survives the host restarting triceratops's task.
+/// (triceratops, decision) → the owner's answer, `None` while waiting.
+type Answers = HashMap<(PublicKey, EventId), Option<Answer>>;
+
+static PENDING: LazyLock<Mutex<Answers>> = LazyLock::new(Default::default);
+
+/// Decides whether the execution of `state`'s decision may run.
+pub(super) async fn pass(
+    ctx: &Ctx<'_>,
+    state: &TaskState,
+    decision: EventId,
+) -> Result<Pass, LinkError> {
+    let me = ctx.me.keys.public_key();
+    let filter = Filter::new()
+        .kind(SoulKind::Verdict.kind())
+        .author(me)
+        .event(decision);
+    let last = ctx
+        .link
+        .fetch(filter)
+        .await?
+        .into_iter()
+        .filter_map(|e| parse::<AuditVerdict>(&e).ok().map(|v| (e.created_at, v)))
+        // A final verdict (allow, modify, block) always comes after the CONFIRM it settles, but
+        // may share its second: finality orders them, then time.
+        .max_by_key(|(at, v)| (v.action != GuardAction::Confirm, *at))
+        .map(|(_, v)| v);
+    let key = (me, decision);
+    match last {
+        Some(v) if matches!(v.action, GuardAction::Allow | GuardAction::Modify) => Ok(Pass::Go),
+        Some(v) if v.action == GuardAction::Block => Ok(Pass::Stop(v.reason)),
+        Some(v) => {
+            let answer = PENDING
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&key)
+                .copied();
+            match answer {
+                Some(None) => Ok(Pass::Wait),
+                Some(Some(a)) => {
+                    PENDING
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&key);
+                    let yes = a == Answer::Yes;
+                    let verdict = Verdict {
+                        action: if yes {
+                            GuardAction::Allow
+                        } else {
+                            GuardAction::Block
+                        },
+                        check: if yes {
+                            Check::OwnerConfirmed
+                        } else {
+                            Check::OwnerDeclined
+                        },
+                        reason: if yes {
+                            "the owner confirmed".into()
+                        } else {
+                            "the owner did not confirm (no, unclear, or no answer in time)".into()
+                        },
+                        question: None,
+                        double: false,
+                        modified: None,
+                    };
+                    let (thought, _) = propose(ctx, state).await;
+                    record(
+                        ctx,
+                        state,
+                        decision,
+                        &thought,
+                        &verdict,
+                        None,
+                        v.reason.clone(),
+                    )
+                    .await;
+                    Ok(if yes {
+                        Pass::Go
+                    } else {
+                        Pass::Stop(verdict.reason)
+                    })
+                }
+                None => {
+                    // Restarted while the owner was being asked: ask again.
+                    ask(ctx, decision, v.reason);
+                    Ok(Pass::Wait)
+                }
+            }
+        }
+        None => judge(ctx, state, decision).await,
+    }
+}
+
+async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pass, LinkError> {
+    let started = Instant::now();
+    let (thought, tool) = propose(ctx, state).await;
+    let minds = &ctx.setup.minds;
+    let mut verdict = match &thought.value.shape {
+        Shape::Tool(_) => guard::judge(&thought.value, &minds.guard, soul_karma::now_secs()),
+        _ => Verdict {
+            action: GuardAction::Block,
+            check: Check::Consistency,
+            reason: format!("the mind proposed no action: {}", thought.value.summary()),
+            question: None,
+            double: false,
+            modified: None,
+        },
+    };
+    let mut access = None;
+    if verdict.action != GuardAction::Block {
+        // The gate never sees the proposal: only who acts and which tool.
+        let roster = ctx.setup.roster.clone();
+        let gate = Gate::new((*minds.auth).clone(), roster);
+        let a = gate.check(&ctx.me.keys.public_key(), &tool);
+        if let Access::Denied(why) = &a {
+            verdict = Verdict {
+                action: GuardAction::Block,
+                check: Check::Authorization,
+                reason: why.clone(),
+                question: None,
+                double: false,
+                modified: None,
+            };
+        }
+        access = Some(a);
+    }
+    let said = verdict
+        .question
+        .clone()
+        .unwrap_or_else(|| verdict.reason.clone());
+    tracing::info!(brain = %ctx.name, task = %state.task_id, action = verdict.action.as_str(), check = verdict.check.as_str(), mind = %thought.mind, "guardian verdict on the execution");
+    let published = record_at(
+        ctx,
+        state,
+        decision,
+        &thought,
+        &verdict,
+        access.as_ref(),
+        said,
+        started,
+    )
+    .await;
+    if !published {
+        // Without the verdict event a restart could not know what was decided: try again later.
+        return Ok(Pass::Wait);
+    }
+    Ok(match verdict.action {
+        GuardAction::Allow | GuardAction::Modify => Pass::Go,
+        GuardAction::Block => Pass::Stop(verdict.reason),
+        GuardAction::Confirm => {
+            let mut q = verdict.question.unwrap_or(verdict.reason);
+            if verdict.double {
+                q = format!("{q}\n(This needs a second, explicit yes: it cannot be undone.)");
+            }
+            ask(ctx, decision, format!("\"{}\": {q}", state.task.title));
+            Pass::Wait
+        }
+    })
+}
+
+/// Starts asking the owner in the background.
+fn ask(ctx: &Ctx<'_>, decision: EventId, question: String) {
+    let key = (ctx.me.keys.public_key(), decision);
+    PENDING
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, None);
+    let (relay, keys, owner) = (
+        ctx.setup.relay_url.clone(),
+        ctx.me.keys.clone(),
+        ctx.setup.owner,
+    );
+    let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
+    tokio::spawn(async move {
+        let answer =
+            guard::ask_owner(&relay, &keys, owner, &decision.to_hex(), &question, ttl).await;
+        PENDING
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, Some(answer));
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn record(
+    ctx: &Ctx<'_>,
+    state: &TaskState,
+    decision: EventId,
+    thought: &Thought<Proposal>,
+    verdict: &Verdict,
+    access: Option<&Access>,
+    said: String,
+) {
+    record_at(
+        ctx,
+        state,
+        decision,
+        thought,
+        verdict,
+        access,
+        said,
+        Instant::now(),
+    )
+    .await;
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn record_at(
+    ctx: &Ctx<'_>,
+    state: &TaskState,
+    decision: EventId,
+    thought: &Thought<Proposal>,
+    verdict: &Verdict,
+    access: Option<&Access>,
+    said: String,
+    started: Instant,
+) -> bool {
+    let d = Decision {
+        agent: &ctx.me.name,
+        actor: ctx.me.keys.public_key(),
+        subject: decision,
+        input: state.task.title.clone(),
+        context_summary: format!(
+            "task {}, decision {decision}, {} opinions",
+            state.task_id,
+            counted(state).len()
+        ),
+        thought,
+        verdict,
+        access,
+        final_response: said,
+        started,
+    };
+    match audit::record(ctx.link, &ctx.me.keys, &ctx.setup.minds.karma, d).await {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::warn!(brain = %ctx.name, task = %state.task_id, "audit: {e}");
+            false
+        }
+    }
+}
+
+fn counted(state: &TaskState) -> Vec<(BrainName, Opinion)> {
+    let round = state.decision.as_ref().map_or(0, |(_, d)| d.round);
+    state
+        .rounds
+        .get(&round)
+        .map(|by| by.iter().map(|(b, (_, o))| (*b, o.clone())).collect())
+        .unwrap_or_default()
+}
+
+/// The execution proposal: the built-in one, or the model's if it gives a valid one.
+async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String) {
+    let (tool, description, mut params) = if let Some(service) =
+        restart::service_named(&state.task.title, &ctx.setup.restart_allowlist)
+    {
+        (
+            "restart_service",
+            "ask for the service's restart through the two-step protocol",
+            json!({"service": service}),
+        )
+    } else if ctx.setup.executor.plan(&state.task).is_some() {
+        (
+            "run_skill",
+            "have the executor run the skill the task names, in its sandbox",
+            json!({}),
+        )
+    } else {
+        (
+            "record_plan",
+            "record the decided plan as the execution's result",
+            json!({}),
+        )
+    };
+    let features = crate::mind::brain::features(&state.task, &ctx.setup.lexicon);
+    if let (Some(amount), Some(p)) = (features.amount, params.as_object_mut()) {
+        p.insert("amount".into(), json!(amount));
+    }
+    let opinions = counted(state);
+    // How sure the debate was: the yes side's confidence against everyone's. A unanimous,
+    // confident yes is near 1; a contested 2-1 falls into the guardian's CONFIRM bands.
+    let (yes, all) = opinions.iter().fold((0.0, 0.0), |(y, a), (_, o)| {
+        let c = o.confidence.clamp(0.0, 1.0);
+        (if o.vote == Vote::Reject { y } else { y + c }, a + c)
+    });
+    let confidence = if all > 0.0 { yes / all } else { 0.0 };
+    let summary = state
+        .decision
+        .as_ref()
+        .map(|(_, d)| d.summary.clone())
+        .unwrap_or_default();
+    let default = Proposal {
+        shape: Shape::Tool(vec![ToolCall {
+            tool: tool.into(),
+            parameters: params.as_object().cloned().unwrap_or_else(Map::new),
+        }]),
+        reasoning: format!("The brains approved \"{}\": {summary}", state.task.title),
+        confidence,
+        confirmation_question: None,
+    };
+    let mut context = vec![
+        format!("task: {}", state.task.title),
+        format!("description: {}", state.task.description),
+        format!("decision: {summary}"),
+    ];
+    context.extend(opinions.iter().map(|(b, o)| {
+        format!(
+            "{b} voted {} (confidence {:.2}): {}",
+            o.vote.as_str(),
+            o.confidence,
+            o.proposed_approach
+        )
+    }));
+    let lessons = crate::mind::lessons_for(&ctx.setup.minds.karma, &state.task);
+    let ask = ActAsk {
+        agent: &ctx.me.name,
+        question: "Carry out the decided task: propose the tool call that executes the decision."
+            .into(),
+        context,
+        tools: vec![(tool.to_owned(), description.to_owned())],
+        lessons: &lessons,
+        default,
+    };
+    let thought = ctx.setup.minds.mind.propose(&ask).await;
+    (thought, tool.to_owned())
+}

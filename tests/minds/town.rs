@@ -1,0 +1,156 @@
+//! A whole town thinking with a model (`soul up --llm`): the model's opinions reach the relay,
+//! triceratops's execution passes the guardian, CONFIRM asks the owner by DM, and each guarded
+//! decision leaves one verdict event and one audit row.
+
+use std::time::Duration;
+
+use nostr_sdk::prelude::*;
+use serde_json::json;
+use soul_kinds::content::task;
+use soul_kinds::{parse, AuditVerdict, ExecStatus, Execution, Opinion, Priority, SoulKind, Task};
+
+use super::scripted::{reply, Scripted};
+use super::OPINION;
+use crate::util::{client, send, wait_for, TestTown, PATIENCE};
+
+/// The proposal to execute, at a confidence the guardian confirms with the owner (0.5–0.7).
+const UNSURE: &str = r#"{"output_type":"tool_call","reasoning":{"intent_understanding":"The brains approved backing up the photos.","tool_selection_reason":"record_plan records the decided plan."},"confidence":{"overall":0.6},"tool_calls":[{"tool_name":"record_plan","parameters":{}}]}"#;
+
+async fn run_task(
+    answer: &str,
+) -> (
+    Vec<AuditVerdict>,
+    ExecStatus,
+    Vec<Opinion>,
+    soul_karma::Karma,
+) {
+    let server = Scripted::start(json!([
+        {"match": "Give your opinion and vote", "replies": [reply(&OPINION.replace("approve_with_modification", "approve"))]},
+        {"match": "Carry out the decided task", "replies": [reply(UNSURE)]},
+    ]));
+    let town = TestTown::new();
+    let soul = town.up(&["--speed", "60", "--llm", &server.url, "--model", "scripted"]);
+    let owner = town.keys("owner");
+    let tri = town.keys("triceratops").public_key();
+    let c = client(&soul.url, Some(&owner)).await;
+    c.automatic_authentication(true);
+    let t = Task {
+        title: "Back up the family photos to the NAS".into(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".into(),
+    };
+    let te = task(&t, None).sign_with_keys(&owner).unwrap();
+    send(&c, &te).await.unwrap();
+    // Triceratops asks the owner by DM (NIP-17); the owner answers.
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let question = loop {
+        let wraps = c
+            .fetch_events(
+                Filter::new()
+                    .kind(Kind::GiftWrap)
+                    .pubkey(owner.public_key()),
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        let mut found = None;
+        for w in wraps.iter() {
+            if let Ok(g) = c.unwrap_gift_wrap(w).await {
+                if g.sender == tri && g.rumor.content.contains("Reply \"yes ") {
+                    found = Some(g.rumor.content.clone());
+                }
+            }
+        }
+        if let Some(q) = found {
+            break q;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no question from triceratops"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let code = question.split("Reply \"yes ").nth(1).unwrap()[..6].to_owned();
+    c.send_private_msg(tri, format!("{answer} {code}"), [])
+        .await
+        .unwrap();
+    let ex = wait_for(
+        &c,
+        Filter::new().kind(SoulKind::Execution.kind()).event(te.id),
+        2,
+    )
+    .await;
+    let last = ex
+        .iter()
+        .filter_map(|e| parse::<Execution>(e).ok())
+        .find(|x| x.status != ExecStatus::Executing)
+        .expect("the execution ended");
+    let verdicts: Vec<AuditVerdict> = {
+        let mut v: Vec<Event> = c
+            .fetch_events(
+                Filter::new().kind(SoulKind::Verdict.kind()).author(tri),
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap()
+            .into_iter()
+            .collect();
+        // A CONFIRM comes before the verdict that settles it, possibly in the same second.
+        v.sort_by_key(|e| (!e.content.contains("\"confirm\""), e.created_at));
+        v.iter()
+            .map(|e| parse::<AuditVerdict>(e).unwrap())
+            .collect()
+    };
+    let opinions: Vec<Opinion> = c
+        .fetch_events(
+            Filter::new().kind(SoulKind::Opinion.kind()).event(te.id),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap()
+        .iter()
+        .filter_map(|e| parse::<Opinion>(e).ok())
+        .collect();
+    soul.terminate();
+    let karma = soul_karma::Karma::open(&town.dir.join(soul_karma::FILE_NAME)).unwrap();
+    (verdicts, last.status, opinions, karma)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_confirmed_execution_runs_with_one_verdict_and_row_per_decision() {
+    let (verdicts, status, opinions, karma) = run_task("yes").await;
+    assert!(
+        opinions.len() >= 3 && opinions.iter().all(|o| o.opinion.starts_with("SCRIPTED")),
+        "{opinions:?}"
+    );
+    let seen: Vec<(&str, &str)> = verdicts
+        .iter()
+        .map(|v| (v.action.as_str(), v.check.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [("confirm", "confidence"), ("allow", "owner_confirmed")]
+    );
+    assert_eq!(status, ExecStatus::Completed);
+    assert_eq!(
+        karma.audit_count().unwrap(),
+        2,
+        "one row per guarded decision"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unclear_answer_is_a_no() {
+    let (verdicts, status, _, karma) = run_task("hmm, maybe").await;
+    let seen: Vec<(&str, &str)> = verdicts
+        .iter()
+        .map(|v| (v.action.as_str(), v.check.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [("confirm", "confidence"), ("block", "owner_declined")]
+    );
+    assert_eq!(status, ExecStatus::Failed);
+    assert_eq!(karma.audit_count().unwrap(), 2);
+}
