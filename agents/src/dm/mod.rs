@@ -263,4 +263,24 @@ impl DmClient {
     pub async fn close(&self) {
         self.client.shutdown().await;
     }
+
+    /// A guard that closes the connection when dropped. nostr-sdk keeps a client's connection
+    /// running until `shutdown`, so a role whose task is aborted (a restart) would otherwise
+    /// leave its old authenticated connection open.
+    pub fn close_on_drop(&self) -> CloseOnDrop {
+        CloseOnDrop(self.client.clone())
+    }
+}
+
+/// See [`DmClient::close_on_drop`].
+#[derive(Debug)]
+pub struct CloseOnDrop(Client);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        let client = self.0.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { client.shutdown().await });
+        }
+    }
 }

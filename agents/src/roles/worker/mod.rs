@@ -100,6 +100,7 @@ struct Worker {
 /// Runs a worker until its task is aborted.
 pub async fn run(me: Identity, ctx: RoleCtx, job: Job) -> Result<(), LinkError> {
     let dm = DmClient::connect(&ctx.options.relay_url, &me.keys).await?;
+    let _close = dm.close_on_drop();
     let mut rx = dm.follow().await?;
     let history = dm.history().await?;
     let my = me.keys.public_key();

@@ -42,6 +42,28 @@ pub fn window_allows(before: &[Timestamp], now: Timestamp) -> Result<(), u64> {
     }
 }
 
+/// Triceratops's rule: an allowed suggestion keeps the whole window around it, before and after
+/// (clocks differ); `Err` holds the seconds until `at` would have been allowed.
+pub fn apart(allowed: &[Timestamp], at: Timestamp) -> Result<(), u64> {
+    match allowed
+        .iter()
+        .map(|t| t.as_secs().abs_diff(at.as_secs()))
+        .min()
+    {
+        Some(d) if d < WINDOW_SECS => Err(WINDOW_SECS - d),
+        _ => Ok(()),
+    }
+}
+
+/// Triceratops's events of `kind` that reference any of `ids`: filtered by `#e` so that the
+/// answer stays small however many other verdicts and tasks triceratops has published.
+fn about(kind: SoulKind, author: PublicKey, ids: &[EventId]) -> Filter {
+    Filter::new()
+        .kind(kind.kind())
+        .author(author)
+        .events(ids.iter().copied())
+}
+
 /// Serialises a host's suggestions so that two at once cannot both pass the window check.
 static SUGGESTING: Mutex<()> = Mutex::const_new(());
 
@@ -162,8 +184,12 @@ async fn judge_all(
         .filter(|e| workers.contains(&e.pubkey))
         .collect();
     suggestions.sort_by_key(|e| (e.created_at, e.id));
+    if suggestions.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<EventId> = suggestions.iter().map(|e| e.id).collect();
     let judged: HashMap<EventId, GuardAction> = link
-        .fetch(Filter::new().kind(SoulKind::Verdict.kind()).author(mine))
+        .fetch(about(SoulKind::Verdict, mine, &ids))
         .await?
         .iter()
         .filter_map(|e| {
@@ -172,19 +198,27 @@ async fn judge_all(
         })
         .collect();
     let relayed: HashSet<EventId> = link
-        .fetch(Filter::new().kind(SoulKind::Task.kind()).author(mine))
+        .fetch(about(SoulKind::Task, mine, &ids))
         .await?
         .iter()
         .flat_map(|e| tags::e_refs(e).map(|r| r.id).collect::<Vec<_>>())
         .collect();
+    // Judgements already made count first, whatever their order: a new suggestion from the
+    // same second as an allowed one must not slip in ahead of it.
     let mut allowed: HashMap<PublicKey, Vec<Timestamp>> = HashMap::new();
+    for s in suggestions
+        .iter()
+        .filter(|s| judged.get(&s.id) == Some(&GuardAction::Allow))
+    {
+        allowed.entry(s.pubkey).or_default().push(s.created_at);
+    }
     for s in &suggestions {
         let content = parse::<Suggestion>(s);
         let action = match judged.get(&s.id) {
             Some(a) => *a,
             None => {
-                let earlier = allowed.get(&s.pubkey).map(Vec::as_slice).unwrap_or(&[]);
-                let (action, reason) = match (&content, window_allows(earlier, s.created_at)) {
+                let others = allowed.get(&s.pubkey).map(Vec::as_slice).unwrap_or(&[]);
+                let (action, reason) = match (&content, apart(others, s.created_at)) {
                     (Err(e), _) => (GuardAction::Block, format!("unreadable suggestion: {e}")),
                     (Ok(_), Err(wait)) => (
                         GuardAction::Block,
@@ -211,7 +245,9 @@ async fn judge_all(
         if action != GuardAction::Allow {
             continue;
         }
-        allowed.entry(s.pubkey).or_default().push(s.created_at);
+        if !judged.contains_key(&s.id) {
+            allowed.entry(s.pubkey).or_default().push(s.created_at);
+        }
         if let (Ok(c), false) = (&content, relayed.contains(&s.id)) {
             let t = Task {
                 title: c.title.clone(),
@@ -242,7 +278,11 @@ mod tests {
         assert_eq!(window_allows(&[t(10_000)], t(13_600)), Ok(()));
         // Rolling, not per clock hour: 59 minutes later across an hour boundary is still too soon.
         assert!(window_allows(&[t(3_599)], t(7_139)).is_err());
-        // Later events (clock skew) do not count against an earlier one.
+        // Later events (clock skew) do not count against an earlier one on the worker's side…
         assert_eq!(window_allows(&[t(20_000)], t(10_000)), Ok(()));
+        // …but triceratops keeps an allowed suggestion's window on both sides, ties included.
+        assert_eq!(apart(&[t(20_000)], t(19_000)), Err(2600));
+        assert_eq!(apart(&[t(10_000)], t(10_000)), Err(3600));
+        assert_eq!(apart(&[t(10_000)], t(13_600)), Ok(()));
     }
 }
