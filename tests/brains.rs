@@ -457,3 +457,51 @@ async fn an_approved_restart_task_is_performed_by_panda() {
     assert!(execs.iter().any(|e| parse::<soul_kinds::Execution>(e)
         .is_ok_and(|x| x.status == soul_kinds::ExecStatus::Completed)));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_owner_dms_gorilla_a_task_from_a_phone() {
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "60"]);
+    let owner = town.keys("owner");
+    let gorilla = town.keys("gorilla").public_key();
+    // The owner's phone: any NIP-17 client; here rust-nostr's, through soul's DM helper.
+    let phone = soul_agents::dm::DmClient::connect(&up.url, &owner)
+        .await
+        .unwrap();
+    let mut inbox = phone.follow().await.unwrap();
+    let sent = phone
+        .send(
+            gorilla,
+            "task: Back up the family photos to the external disk every night",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let reply = phone
+        .reply_to(&mut inbox, gorilla, sent, PATIENCE)
+        .await
+        .expect("gorilla answers the owner by DM");
+    let id = reply
+        .text
+        .split_whitespace()
+        .nth(1)
+        .expect("the task id in the reply");
+    let task_id = EventId::from_hex(id).expect("a hex event id");
+    let c = client(&up.url, None).await;
+    let t = c
+        .fetch_events(Filter::new().id(task_id), Duration::from_secs(5))
+        .await
+        .unwrap();
+    let t = t.first().expect("the task is on the relay");
+    assert_eq!(
+        t.pubkey, gorilla,
+        "gorilla publishes it on the owner's behalf"
+    );
+    assert!(
+        t.tags.public_keys().any(|p| *p == owner.public_key()),
+        "tagging the owner"
+    );
+    assert!(t.tags.event_ids().any(|e| *e == sent), "and the DM");
+    let (_, d) = decision(&c, task_id).await;
+    assert_eq!(d.outcome, Outcome::Approved);
+}

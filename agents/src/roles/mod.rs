@@ -40,6 +40,16 @@ pub fn spawn(
     match agent.role {
         Role::Brain => match brain::BrainSetup::from_ctx(ctx) {
             Some(setup) => {
+                if setup.brains.name_of(&agent.keys.public_key())
+                    == Some(soul_kinds::BrainName::Gorilla)
+                {
+                    handles.push(tasks.spawn(brain::inbox::run(
+                        agent.clone(),
+                        ctx.options.relay_url.clone(),
+                        setup.owner,
+                        ctx.link.clone(),
+                    )));
+                }
                 handles.push(tasks.spawn(brain::run(agent.clone(), ctx.link.clone(), setup)));
                 handles.extend(worker::suggest::spawn_for_triceratops(tasks, agent, ctx));
             }

@@ -13,6 +13,7 @@
 mod cache;
 mod evaluate;
 mod guarded;
+pub mod inbox;
 mod restart;
 mod step;
 
