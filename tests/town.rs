@@ -60,8 +60,17 @@ async fn the_town_drafts_reviews_posts_and_reports() {
         notes.len()
     );
     // What was posted is what the draft held: the draft's history records it.
-    let contents: HashSet<String> = notes.iter().map(|n| n.content.clone()).collect();
     let drafts = wait_for(&c, kind(SoulKind::Draft), RESIDENTS.len()).await;
+    // Notes read after the drafts, so every post a draft's history names is among them.
+    let notes = wait_for(
+        &c,
+        Filter::new()
+            .kind(Kind::TextNote)
+            .authors(residents.clone()),
+        4,
+    )
+    .await;
+    let contents: HashSet<String> = notes.iter().map(|n| n.content.clone()).collect();
     let posted: Vec<String> = drafts
         .iter()
         .filter_map(|d| parse::<Draft>(d).ok())

@@ -12,7 +12,7 @@ use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use nostr::{Event, EventId, Filter, Kind, PublicKey, Timestamp};
 use nostr_sdk::RelayPoolNotification;
-use soul_kinds::{tags, SoulKind};
+use soul_kinds::{parse, tags, News, SoulKind, TownEvent};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{watch, Notify};
 
@@ -30,10 +30,10 @@ pub struct Board {
     pub reviews: HashMap<EventId, Vec<Event>>,
     /// Newest memory per author.
     pub memories: HashMap<PublicKey, Event>,
-    /// Newest news items, newest last.
-    pub news: VecDeque<Event>,
-    /// Newest town events, newest last.
-    pub events: VecDeque<Event>,
+    /// Titles of the newest news items, newest last (parsed once here, not by every writer).
+    pub news: VecDeque<String>,
+    /// Titles of the newest town events, newest last.
+    pub events: VecDeque<String>,
     /// Notes that `p`-tag a resident, by that resident.
     pub mentions: HashMap<PublicKey, Vec<Event>>,
     /// (resident, note) pairs the resident already answered.
@@ -80,8 +80,14 @@ impl Board {
                 }
                 who
             }
-            Some(SoulKind::News) => push_capped(&mut self.news, event),
-            Some(SoulKind::TownEvent) => push_capped(&mut self.events, event),
+            Some(SoulKind::News) => match parse::<News>(&event) {
+                Ok(n) => push_capped(&mut self.news, n.title),
+                Err(_) => Vec::new(),
+            },
+            Some(SoulKind::TownEvent) => match parse::<TownEvent>(&event) {
+                Ok(t) => push_capped(&mut self.events, t.title),
+                Err(_) => Vec::new(),
+            },
             _ if event.kind == Kind::TextNote => self.file_note(event),
             _ => Vec::new(),
         }
@@ -123,8 +129,8 @@ impl Board {
     }
 }
 
-fn push_capped(list: &mut VecDeque<Event>, event: Event) -> Vec<PublicKey> {
-    list.push_back(event);
+fn push_capped(list: &mut VecDeque<String>, title: String) -> Vec<PublicKey> {
+    list.push_back(title);
     while list.len() > BULLETIN {
         list.pop_front();
     }
@@ -266,7 +272,8 @@ async fn catch_up(hub: &Weak<Hub>, link: &Link, residents: &[PublicKey]) -> Resu
     for chunk in residents.chunks(500) {
         let f = Filter::new()
             .kinds([SoulKind::Draft.kind(), SoulKind::Memory.kind()])
-            .authors(chunk.iter().copied());
+            .authors(chunk.iter().copied())
+            .limit(chunk.len() * 2);
         got.extend(link.fetch(f).await?);
     }
     let drafts: Vec<EventId> = got
@@ -277,7 +284,8 @@ async fn catch_up(hub: &Weak<Hub>, link: &Link, residents: &[PublicKey]) -> Resu
     for chunk in drafts.chunks(500) {
         let f = Filter::new()
             .kind(SoulKind::Review.kind())
-            .events(chunk.iter().copied());
+            .events(chunk.iter().copied())
+            .limit(5000);
         got.extend(link.fetch(f).await?);
     }
     for kind in [SoulKind::News, SoulKind::TownEvent] {
@@ -291,11 +299,13 @@ async fn catch_up(hub: &Weak<Hub>, link: &Link, residents: &[PublicKey]) -> Resu
         let mentions = Filter::new()
             .kind(Kind::TextNote)
             .pubkeys(chunk.iter().copied())
-            .since(day_ago);
+            .since(day_ago)
+            .limit(5000);
         let own = Filter::new()
             .kind(Kind::TextNote)
             .authors(chunk.iter().copied())
-            .since(day_ago);
+            .since(day_ago)
+            .limit(5000);
         got.extend(link.fetch(mentions).await?);
         got.extend(link.fetch(own).await?);
     }

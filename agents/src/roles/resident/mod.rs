@@ -12,10 +12,13 @@
 pub mod dice;
 mod hub;
 pub mod memory;
+mod post;
 mod reply;
 mod step;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use nostr::PublicKey;
@@ -57,12 +60,12 @@ pub fn spawn(
     let dir = &ctx.options.town_dir;
     let loaded = (|| -> anyhow::Result<Setup> {
         let profile = Profile::load(&dir.join("residents").join(format!("{}.yaml", agent.name)))?;
-        let common = Common::load(&dir.join("residents").join("_common.yaml"))?;
+        let (common, rules) = shared(dir)?;
         let roster = &ctx.options.roster;
         Ok(Setup {
             profile,
-            common: Arc::new(common),
-            rules: Arc::new(NgRules::load_in(dir)?),
+            common,
+            rules,
             clock: ctx.options.clock,
             reviewer: roster
                 .members
@@ -97,6 +100,21 @@ pub fn spawn(
             Vec::new()
         }
     }
+}
+
+/// The town's common rules and NG rules, read once per town directory and shared by every
+/// resident of the host (a thousand copies of compiled patterns would cost hundreds of MiB).
+fn shared(dir: &Path) -> anyhow::Result<(Arc<Common>, Arc<NgRules>)> {
+    type Shared = HashMap<PathBuf, (Arc<Common>, Arc<NgRules>)>;
+    static SHARED: LazyLock<Mutex<Shared>> = LazyLock::new(Default::default);
+    let mut cache = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((c, r)) = cache.get(dir) {
+        return Ok((Arc::clone(c), Arc::clone(r)));
+    }
+    let common = Arc::new(Common::load(&dir.join("residents").join("_common.yaml"))?);
+    let rules = Arc::new(NgRules::load_in(dir)?);
+    cache.insert(dir.to_path_buf(), (Arc::clone(&common), Arc::clone(&rules)));
+    Ok((common, rules))
 }
 
 /// One resident's life: a step whenever its slice of the board changes or its next post is due.

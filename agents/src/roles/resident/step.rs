@@ -2,14 +2,12 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use nostr::{Event, EventBuilder, EventId, Timestamp};
+use nostr::{Event, EventId, Timestamp};
 use rand::seq::IndexedRandom;
 use rand::Rng;
 use soul_kinds::content::draft;
 use soul_kinds::content::MAX_DRAFT_HISTORY;
-use soul_kinds::{
-    fold_draft, parse, Draft, DraftHistory, DraftStatus, MemoryContent, News, TownEvent,
-};
+use soul_kinds::{fold_draft, Draft, DraftHistory, DraftStatus, MemoryContent};
 
 use super::dice::{self, Pick};
 use super::hub::Hub;
@@ -26,13 +24,13 @@ const IDLE: Duration = Duration::from_secs(3600);
 
 /// What a resident keeps between steps; all of it can be rebuilt from the relay.
 pub struct Life {
-    memory: MemoryContent,
-    memory_id: Option<EventId>,
+    pub(super) memory: MemoryContent,
+    pub(super) memory_id: Option<EventId>,
     /// Newest `created_at` this resident used for an addressable event (strictly increasing,
     /// or the relay would keep the version with the lower id).
     last_stamp: u64,
     /// The topic of the current draft, when this process wrote it.
-    topic: Option<(EventId, String)>,
+    pub(super) topic: Option<(EventId, String)>,
 }
 
 /// A slice of the board, copied out so no lock is held across an await.
@@ -84,18 +82,8 @@ impl Life {
                 draft,
                 reviews,
                 memory: b.memories.get(&pk).cloned(),
-                news: b
-                    .news
-                    .iter()
-                    .filter_map(|e| parse::<News>(e).ok())
-                    .map(|n| n.title)
-                    .collect(),
-                events: b
-                    .events
-                    .iter()
-                    .filter_map(|e| parse::<TownEvent>(e).ok())
-                    .map(|t| t.title)
-                    .collect(),
+                news: b.news.iter().cloned().collect(),
+                events: b.events.iter().cloned().collect(),
                 last_note: b.last_note.get(&pk).cloned(),
             }
         };
@@ -127,7 +115,22 @@ impl Life {
             }
         };
         match state.status {
-            DraftStatus::Pending => Ok(IDLE),
+            DraftStatus::Pending => {
+                // The review may have reached the relay without reaching this host (a publish
+                // that failed after the relay stored it): after a while, ask the relay.
+                let patience = setup.clock.scale(setup.profile.interval() / 20);
+                let age = now_secs() - current.created_at.as_secs() as f64;
+                if age > patience.as_secs_f64() {
+                    let f = nostr::Filter::new()
+                        .kind(soul_kinds::SoulKind::Review.kind())
+                        .event(current.id)
+                        .limit(20);
+                    for e in link.fetch(f).await? {
+                        hub.file(e);
+                    }
+                }
+                Ok(patience.min(IDLE))
+            }
             DraftStatus::Posted => {
                 self.write(
                     me,
@@ -210,7 +213,7 @@ impl Life {
         }
     }
 
-    fn stamp(&mut self) -> u64 {
+    pub(super) fn stamp(&mut self) -> u64 {
         let now = now_secs() as u64;
         self.last_stamp = now.max(self.last_stamp + 1);
         self.last_stamp
@@ -320,92 +323,6 @@ impl Life {
         hub.file(event);
         Ok(())
     }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn post(
-        &mut self,
-        me: &Identity,
-        link: &Link,
-        hub: &Hub,
-        setup: &Setup,
-        current: &Event,
-        d: &Draft,
-        last_note: Option<&Event>,
-    ) -> Result<(), LinkError> {
-        // A note with this text published after the draft means an earlier run posted it and
-        // stopped before marking the draft: mark it now instead of posting twice.
-        let note = match last_note
-            .filter(|n| n.content == d.content && n.created_at >= current.created_at)
-        {
-            Some(n) => n.clone(),
-            None => {
-                link.publish(&me.keys, EventBuilder::text_note(&d.content))
-                    .await?
-            }
-        };
-        hub.file(note.clone());
-        let now = note.created_at.as_secs();
-        let last_post = d
-            .history
-            .iter()
-            .rev()
-            .find(|h| h.status == DraftStatus::Posted)
-            .map(|h| h.at);
-        let mut history = d.history.clone();
-        history.push(DraftHistory {
-            content: d.content.clone(),
-            status: DraftStatus::Posted,
-            at: now,
-        });
-        if history.len() > MAX_DRAFT_HISTORY {
-            let extra = history.len() - MAX_DRAFT_HISTORY;
-            history.drain(..extra);
-        }
-        let posted = Draft {
-            content: d.content.clone(),
-            status: DraftStatus::Posted,
-            created_at: d.created_at,
-            posted_at: Some(now),
-            note_id: Some(note.id.to_hex()),
-            history,
-        };
-        let at = self.stamp();
-        let event = link
-            .publish(
-                &me.keys,
-                draft(&setup.profile.name, &posted).custom_created_at(Timestamp::from(at)),
-            )
-            .await?;
-        hub.file(event);
-        let topic = match &self.topic {
-            Some((id, t)) if *id == current.id => t.clone(),
-            _ => infer_topic(&setup.profile.interests, &d.content),
-        };
-        let hours = last_post.map_or(0.0, |t| {
-            (now.saturating_sub(t)) as f64 * setup.clock.speed() / 3600.0
-        });
-        memory::after_post(&mut self.memory, &topic, &d.content, hours);
-        self.save_memory(me, link, hub).await?;
-        tracing::info!(agent = %me.name, note = %note.id, "posted");
-        Ok(())
-    }
-
-    async fn save_memory(
-        &mut self,
-        me: &Identity,
-        link: &Link,
-        hub: &Hub,
-    ) -> Result<(), LinkError> {
-        let at = self.stamp();
-        let builder = memory::seal(&me.keys, &me.name, &self.memory)
-            .map_err(|e| LinkError::Sdk(format!("memory not sealed: {e}")))?;
-        let event = link
-            .publish(&me.keys, builder.custom_created_at(Timestamp::from(at)))
-            .await?;
-        self.memory_id = Some(event.id);
-        hub.file(event);
-        Ok(())
-    }
 }
 
 /// A title in the resident's language when the bulletin has one, else any.
@@ -418,15 +335,6 @@ fn in_language(titles: &[String], lang: Language, rng: &mut impl Rng) -> String 
         Some(t) => t.to_string(),
         None => titles.choose(rng).cloned().unwrap_or_default(),
     }
-}
-
-/// The topic of a post this process did not write: the first interest it names, else its start.
-fn infer_topic(interests: &[String], text: &str) -> String {
-    interests
-        .iter()
-        .find(|i| text.contains(i.as_str()))
-        .cloned()
-        .unwrap_or_else(|| text.chars().take(12).collect())
 }
 
 /// The hour of the town day (town time restarts from real time at each UTC midnight, as in

@@ -9,6 +9,7 @@ pub mod ng;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Duration;
 
 use nostr::nips::nip01::Coordinate;
 use nostr::{Event, EventId, Filter, Kind, PublicKey, Timestamp};
@@ -51,6 +52,9 @@ struct Desk {
     latest: HashMap<PublicKey, Event>,
     /// Draft versions already reviewed (by this reviewer).
     reviewed: HashSet<EventId>,
+    /// Residents whose newest draft arrived since the last look: only these are checked, so a
+    /// town of a thousand residents costs one look per new draft, not a thousand.
+    waiting: HashSet<PublicKey>,
 }
 
 impl Desk {
@@ -66,15 +70,16 @@ impl Desk {
             .get(&event.pubkey)
             .is_none_or(|old| (event.created_at, event.id) > (old.created_at, old.id));
         if newer {
+            self.waiting.insert(event.pubkey);
             self.latest.insert(event.pubkey, event);
         }
     }
 
     /// Versions waiting for a review, oldest first.
-    fn due(&self, roster: &Roster) -> Vec<Event> {
-        let mut due: Vec<Event> = self
-            .latest
-            .values()
+    fn due(&mut self, roster: &Roster) -> Vec<Event> {
+        let mut due: Vec<Event> = std::mem::take(&mut self.waiting)
+            .iter()
+            .filter_map(|p| self.latest.get(p))
             .filter(|e| !self.reviewed.contains(&e.id))
             .filter(|e| {
                 roster
@@ -106,6 +111,7 @@ pub fn spawn(
             ctx.link.clone(),
             ctx.options.roster.clone(),
             Arc::new(rules),
+            ctx.options.clock,
         ))],
         Err(e) => {
             tracing::error!(agent = %agent.name, "reviewer cannot start: {e}");
@@ -120,6 +126,7 @@ pub async fn run(
     link: Link,
     roster: Roster,
     rules: Arc<NgRules>,
+    clock: crate::clock::Clock,
 ) -> Result<(), LinkError> {
     let my_key = me.keys.public_key();
     let mut notifications = link.client().notifications();
@@ -129,8 +136,12 @@ pub async fn run(
         .await
         .map_err(|e| LinkError::Sdk(e.to_string()))?;
     let mut desk = Desk::default();
-    catch_up(&link, &mut desk, &my_key).await?;
+    catch_up(&link, &mut desk, &my_key, &roster).await?;
     tracing::info!(agent = %me.name, rules = rules.rules().len(), "reviewer is reviewing drafts");
+    let every = clock
+        .scale(Duration::from_secs(600))
+        .max(Duration::from_secs(1));
+    let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     loop {
         review_due(&me, &link, &roster, &rules, &mut desk).await;
         tokio::select! {
@@ -139,13 +150,20 @@ pub async fn run(
                     desk.file(*event, &my_key);
                 }
                 Ok(_) => continue,
-                Err(RecvError::Lagged(_)) => catch_up(&link, &mut desk, &my_key).await?,
+                Err(RecvError::Lagged(_)) => catch_up(&link, &mut desk, &my_key, &roster).await?,
                 Err(RecvError::Closed) => return Ok(()),
             },
+            // Now and then look at every draft again: a review whose publish failed after the
+            // relay stored it came back as ours, yet the resident may never have seen it.
+            _ = recheck.tick() => {
+                desk.waiting.extend(desk.latest.keys().copied());
+                desk.reviewed.clear();
+                catch_up(&link, &mut desk, &my_key, &roster).await?;
+            }
             local = published.recv() => match local {
                 Ok(event) if kinds().contains(&event.kind) => desk.file(event, &my_key),
                 Ok(_) => continue,
-                Err(RecvError::Lagged(_)) => catch_up(&link, &mut desk, &my_key).await?,
+                Err(RecvError::Lagged(_)) => catch_up(&link, &mut desk, &my_key, &roster).await?,
                 Err(RecvError::Closed) => return Ok(()),
             },
         }
@@ -153,19 +171,36 @@ pub async fn run(
 }
 
 /// Reads the newest drafts and this reviewer's reviews of them from the relay.
-async fn catch_up(link: &Link, desk: &mut Desk, me: &PublicKey) -> Result<(), LinkError> {
-    for e in link
-        .fetch(Filter::new().kind(SoulKind::Draft.kind()))
-        .await?
-    {
-        desk.file(e, me);
+async fn catch_up(
+    link: &Link,
+    desk: &mut Desk,
+    me: &PublicKey,
+    roster: &Roster,
+) -> Result<(), LinkError> {
+    let residents: Vec<PublicKey> = roster
+        .members
+        .iter()
+        .filter(|m| m.role == Role::Resident)
+        .map(|m| m.pubkey)
+        .collect();
+    // By authors in chunks, each with a limit that fits it: a relay's default limit (often
+    // 500) would silently cut a big town's drafts short.
+    for chunk in residents.chunks(500) {
+        let f = Filter::new()
+            .kind(SoulKind::Draft.kind())
+            .authors(chunk.iter().copied())
+            .limit(chunk.len());
+        for e in link.fetch(f).await? {
+            desk.file(e, me);
+        }
     }
     let ids: Vec<EventId> = desk.latest.values().map(|e| e.id).collect();
     for chunk in ids.chunks(500) {
         let f = Filter::new()
             .kind(SoulKind::Review.kind())
             .author(*me)
-            .events(chunk.iter().copied());
+            .events(chunk.iter().copied())
+            .limit(5000);
         for e in link.fetch(f).await? {
             desk.file(e, me);
         }
@@ -173,21 +208,34 @@ async fn catch_up(link: &Link, desk: &mut Desk, me: &PublicKey) -> Result<(), Li
     Ok(())
 }
 
+/// Reviews every waiting draft; up to 64 reviews in flight, so the relay commits them in
+/// batches (it pipelines a connection's EVENTs).
 async fn review_due(me: &Identity, link: &Link, roster: &Roster, rules: &NgRules, desk: &mut Desk) {
-    for draft in desk.due(roster) {
-        let Ok(content) = parse::<Draft>(&draft) else {
-            continue;
-        };
-        let Some(d) = tags::identifier_of(&draft) else {
-            continue;
-        };
-        let verdict = judge(rules, &content.content);
-        let addr = Coordinate::new(SoulKind::Draft.kind(), draft.pubkey).identifier(d);
-        match link
-            .publish(&me.keys, review(&addr, draft.id, draft.pubkey, &verdict))
-            .await
-        {
-            Ok(_) => {
+    use futures::StreamExt;
+    let due = desk.due(roster);
+    let results: Vec<(Event, Result<Review, LinkError>)> = futures::stream::iter(due)
+        .map(|draft| async move {
+            let verdict = parse::<Draft>(&draft)
+                .map(|c| judge(rules, &c.content))
+                .map_err(|e| LinkError::Sdk(e.to_string()));
+            let d = tags::identifier_of(&draft).unwrap_or_default().to_string();
+            let addr = Coordinate::new(SoulKind::Draft.kind(), draft.pubkey).identifier(d);
+            let result = match verdict {
+                Ok(v) => link
+                    .publish(&me.keys, review(&addr, draft.id, draft.pubkey, &v))
+                    .await
+                    .map(|_| v),
+                Err(e) => Err(e),
+            };
+            (draft, result)
+        })
+        .buffer_unordered(64)
+        .collect()
+        .await;
+    for (draft, result) in results {
+        let d = tags::identifier_of(&draft).unwrap_or_default();
+        match result {
+            Ok(verdict) => {
                 desk.reviewed.insert(draft.id);
                 tracing::info!(
                     resident = %d,
@@ -196,7 +244,11 @@ async fn review_due(me: &Identity, link: &Link, roster: &Roster, rules: &NgRules
                     "reviewed a draft"
                 );
             }
-            Err(e) => tracing::warn!(resident = %d, "review not published: {e}"),
+            Err(e) => {
+                // Try again on the next event.
+                desk.waiting.insert(draft.pubkey);
+                tracing::warn!(resident = %d, "review not published: {e}");
+            }
         }
     }
 }
