@@ -79,6 +79,10 @@ impl Karma {
             doing: "set up the connection",
             source,
         };
+        // First, so that every statement below (the WAL switch, the migration lock) waits for
+        // another process holding the file instead of failing with SQLITE_BUSY.
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(sql)?;
         // Foreign keys are off by default in SQLite: without this, ON DELETE SET NULL is inert.
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(sql)?;
@@ -87,8 +91,6 @@ impl Karma {
             conn.pragma_update(None, "journal_mode", "WAL")
                 .map_err(sql)?;
         }
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(sql)?;
         migrate(&mut conn, &path)?;
         Ok(Self {
             conn: Arc::new(Mutex::new(conn)),
@@ -132,13 +134,20 @@ impl Karma {
 }
 
 fn migrate(conn: &mut Connection, path: &Path) -> Result<(), Error> {
-    let current: i64 = conn
+    let sql_err = |doing, source| Error::Sql {
+        path: path.to_path_buf(),
+        doing,
+        source,
+    };
+    // One IMMEDIATE transaction around reading the version and applying what is missing: several
+    // agents (processes) may open a fresh town's file at once, and each must see the others'
+    // migrations instead of re-running them ("table already exists").
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(|source| sql_err("lock the schema for migration", source))?;
+    let current: i64 = tx
         .pragma_query_value(None, "user_version", |r| r.get(0))
-        .map_err(|source| Error::Sql {
-            path: path.to_path_buf(),
-            doing: "read the schema version",
-            source,
-        })?;
+        .map_err(|source| sql_err("read the schema version", source))?;
     let current = current.max(0) as usize;
     if current > schema::MIGRATIONS.len() {
         return Err(Error::TooNew {
@@ -154,14 +163,13 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<(), Error> {
             version,
             source,
         };
-        let tx = conn.transaction().map_err(err)?;
         tx.execute_batch(sql).map_err(err)?;
         tx.pragma_update(None, "user_version", version as i64)
             .map_err(err)?;
-        tx.commit().map_err(err)?;
         tracing::debug!(path = %path.display(), version, "karma schema migrated");
     }
-    Ok(())
+    tx.commit()
+        .map_err(|source| sql_err("commit the schema migration", source))
 }
 
 /// Seconds since the Unix epoch.

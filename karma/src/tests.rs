@@ -223,3 +223,25 @@ fn token_budget_survives_reopening() {
     assert_eq!(k.tokens_spent("2026-01-01").unwrap(), 150);
     assert_eq!(k.tokens_spent("2026-01-02").unwrap(), 0);
 }
+
+/// Agents in several processes open a fresh town's file at the same moment (regression: the
+/// second migration used to fail with "table already exists").
+#[test]
+fn concurrent_opens_of_a_fresh_file_all_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(crate::FILE_NAME);
+    let start = std::sync::Arc::new(std::sync::Barrier::new(16));
+    let handles: Vec<_> = (0..16)
+        .map(|_| {
+            let (path, start) = (path.clone(), std::sync::Arc::clone(&start));
+            std::thread::spawn(move || {
+                start.wait();
+                Karma::open(&path).map(|k| k.version().unwrap())
+            })
+        })
+        .collect();
+    for h in handles {
+        let version = h.join().unwrap().expect("every concurrent open succeeds");
+        assert!(version > 0);
+    }
+}
