@@ -38,17 +38,29 @@ async fn main() {
     let owner = Keys::generate();
     let brains: Vec<Identity> = ["panda", "gorilla", "triceratops"]
         .iter()
-        .map(|n| Identity { name: n.to_string(), role: Role::Brain, keys: Keys::generate() })
+        .map(|n| Identity {
+            name: n.to_string(),
+            role: Role::Brain,
+            keys: Keys::generate(),
+        })
         .collect();
     let roster = Roster {
         town: "bench".into(),
         owner: owner.public_key(),
         members: brains
             .iter()
-            .map(|b| RosterMember { pubkey: b.keys.public_key(), name: b.name.clone(), role: Role::Brain })
+            .map(|b| RosterMember {
+                pubkey: b.keys.public_key(),
+                name: b.name.clone(),
+                role: Role::Brain,
+            })
             .collect(),
     };
-    let relay = Relay::open(RelayConfig::new(dir.path().join("relay")), RosterView::new(roster.clone())).unwrap();
+    let relay = Relay::open(
+        RelayConfig::new(dir.path().join("relay")),
+        RosterView::new(roster.clone()),
+    )
+    .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("ws://{}", listener.local_addr().unwrap());
     tokio::spawn(soul_relay::serve(relay, listener, std::future::pending()));
@@ -68,7 +80,12 @@ async fn main() {
     let link = Link::connect(&url).await.unwrap();
     let mut notes = link.client().notifications();
     link.client()
-        .subscribe(Filter::new().kind(SoulKind::Decision.kind()).since(Timestamp::now()), None)
+        .subscribe(
+            Filter::new()
+                .kind(SoulKind::Decision.kind())
+                .since(Timestamp::now()),
+            None,
+        )
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -84,18 +101,29 @@ async fn main() {
         let event = link.publish(&owner, task(&t, None)).await.unwrap();
         loop {
             match tokio::time::timeout(Duration::from_secs(30), notes.recv()).await {
-                Ok(Ok(RelayPoolNotification::Event { event: d, .. })) if tags::task_ref(&d) == Some(event.id) => break,
+                Ok(Ok(RelayPoolNotification::Event { event: d, .. }))
+                    if tags::task_ref(&d) == Some(event.id) =>
+                {
+                    break
+                }
                 Ok(_) => continue,
                 Err(_) => panic!("no decision for task {i} within 30 s"),
             }
         }
-        if std::env::var_os("SOUL_BENCH_VERBOSE").is_some() && start.elapsed() > Duration::from_millis(300) {
-            eprintln!("slow: task {i} ({}) took {:?}", TITLES[i % TITLES.len()], start.elapsed());
+        if std::env::var_os("SOUL_BENCH_VERBOSE").is_some()
+            && start.elapsed() > Duration::from_millis(300)
+        {
+            eprintln!(
+                "slow: task {i} ({}) took {:?}",
+                TITLES[i % TITLES.len()],
+                start.elapsed()
+            );
         }
         latencies.push(start.elapsed());
     }
     latencies.sort();
-    let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3;
+    let pct =
+        |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3;
     println!(
         "task -> decision over {tasks} tasks (relay + 3 brains, built-in mind, one process): p50 {:.1} ms  p99 {:.1} ms  max {:.1} ms",
         pct(0.5),
