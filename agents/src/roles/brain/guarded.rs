@@ -48,6 +48,16 @@ pub(super) async fn pass(
     decision: EventId,
 ) -> Result<Pass, LinkError> {
     let me = ctx.me.keys.public_key();
+    let key = (me, decision);
+    // Still waiting for the owner: nothing to look up. Without this every loop of triceratops
+    // fetched one verdict per task awaiting an answer, and its votes slowed as those piled up.
+    let waiting = matches!(
+        PENDING.lock().unwrap_or_else(|p| p.into_inner()).get(&key),
+        Some(None)
+    );
+    if waiting {
+        return Ok(Pass::Wait);
+    }
     let filter = Filter::new()
         .kind(SoulKind::Verdict.kind())
         .author(me)
@@ -62,7 +72,6 @@ pub(super) async fn pass(
         // may share its second: finality orders them, then time.
         .max_by_key(|(at, v)| (v.action != GuardAction::Confirm, *at))
         .map(|(_, v)| v);
-    let key = (me, decision);
     match last {
         Some(v) if matches!(v.action, GuardAction::Allow | GuardAction::Modify) => Ok(Pass::Go),
         Some(v) if v.action == GuardAction::Block => Ok(Pass::Stop(v.reason)),
