@@ -141,6 +141,14 @@ fn counted(state: &TaskState, round: u8) -> Vec<(EventId, BrainName, Opinion)> {
         .unwrap_or_default()
 }
 
+/// The accepted opinions of `round`, by brain, without their event ids.
+fn opinions_of(state: &TaskState, round: u8) -> Vec<(BrainName, Opinion)> {
+    counted(state, round)
+        .into_iter()
+        .map(|(_, b, o)| (b, o))
+        .collect()
+}
+
 async fn publish_decision(
     ctx: &Ctx<'_>,
     debates: &mut Debates,
@@ -173,10 +181,7 @@ async fn publish_decision(
 
 async fn mediate(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Result<(), LinkError> {
     let features = mind::features(&state.task, &ctx.setup.lexicon);
-    let last: Vec<(BrainName, Opinion)> = counted(state, LAST_ROUND)
-        .into_iter()
-        .map(|(_, b, o)| (b, o))
-        .collect();
+    let last: Vec<(BrainName, Opinion)> = opinions_of(state, LAST_ROUND);
     let (outcome, reason) = mind::mediate(state.task_id, &state.task, &features, ctx.params, &last);
     publish_decision(ctx, debates, state, LAST_ROUND, outcome, Some(reason)).await
 }
@@ -190,10 +195,7 @@ async fn announce(
         return Ok(());
     };
     let language = mind::features(&state.task, &ctx.setup.lexicon).language;
-    let counted: Vec<(BrainName, Opinion)> = counted(state, d.round)
-        .into_iter()
-        .map(|(_, b, o)| (b, o))
-        .collect();
+    let counted: Vec<(BrainName, Opinion)> = opinions_of(state, d.round);
     let ann = mind::announcement(&state.task, d.outcome, &counted, language);
     ctx.publish(debates, announcement(state.task_id, *decision_id, &ann))
         .await?;
@@ -291,10 +293,7 @@ async fn finish(
             Progress::Waiting => return Ok(()),
             Progress::NotMine => {
                 // No worker takes this kind of task: the decided plan is recorded as the result.
-                let counted: Vec<(BrainName, Opinion)> = counted(state, d.round)
-                    .into_iter()
-                    .map(|(_, b, o)| (b, o))
-                    .collect();
+                let counted: Vec<(BrainName, Opinion)> = opinions_of(state, d.round);
                 Execution {
                     status: ExecStatus::Completed,
                     result: mind::execution_plan(&state.task, &counted, language),
