@@ -5,10 +5,10 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use nostr_sdk::prelude::*;
-use soul_kinds::content::{evaluation, opinion, restart, task};
+use soul_kinds::content::{evaluation, opinion, restart};
 use soul_kinds::{
-    parse, BrainName, Decision, Evaluation, Opinion, Outcome, Params, Priority, RestartStatus,
-    RestartStep, Scores, SoulKind, Task, Vote,
+    parse, BrainName, Decision, Evaluation, Opinion, Outcome, Params, RestartStatus, RestartStep,
+    Scores, SoulKind, Vote,
 };
 
 use crate::util::*;
@@ -43,13 +43,7 @@ fn brains(town: &TestTown, url: &str, names: &[&str]) -> Vec<Brain> {
 }
 
 async fn publish_task(c: &Client, owner: &Keys, title: &str) -> EventId {
-    let t = Task {
-        title: title.into(),
-        description: String::new(),
-        priority: Priority::Medium,
-        task_type: "task".into(),
-    };
-    let e = task(&t, None).sign_with_keys(owner).unwrap();
+    let e = owner_task(owner, title);
     send(c, &e).await.expect("owner's task accepted");
     e.id
 }

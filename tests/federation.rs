@@ -5,8 +5,7 @@ use std::time::Duration;
 use nostr_relay_builder::builder::RateLimit;
 use nostr_relay_builder::{LocalRelay, RelayBuilder};
 use nostr_sdk::prelude::*;
-use soul_kinds::content::task;
-use soul_kinds::{Priority, SoulKind, Task};
+use soul_kinds::SoulKind;
 
 use crate::util::*;
 
@@ -58,13 +57,10 @@ async fn the_bridge_pushes_public_events_pulls_owner_tasks_and_keeps_secrets_hom
     send(&home, &wrap).await.unwrap();
 
     // In: a task the owner publishes only on the public relay is pulled in and debated at home.
-    let t = Task {
-        title: "Back up the family photos to the external disk every night".into(),
-        description: String::new(),
-        priority: Priority::Medium,
-        task_type: "task".into(),
-    };
-    let outside = task(&t, None).sign_with_keys(&owner).unwrap();
+    let outside = owner_task(
+        &owner,
+        "Back up the family photos to the external disk every night",
+    );
     send(&public, &outside).await.unwrap();
     let decided = wait_for(
         &home,
@@ -169,13 +165,10 @@ async fn agents_run_unchanged_on_a_relay_nobody_here_wrote() {
     );
     let c = client(&other_url, None).await;
     let owner = town.keys("owner");
-    let t = Task {
-        title: "Back up the family photos to the external disk every night".into(),
-        description: String::new(),
-        priority: Priority::Medium,
-        task_type: "task".into(),
-    };
-    let e = task(&t, None).sign_with_keys(&owner).unwrap();
+    let e = owner_task(
+        &owner,
+        "Back up the family photos to the external disk every night",
+    );
     send(&c, &e).await.unwrap();
     let execs = wait_for(
         &c,

@@ -7,8 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use nostr_sdk::prelude::*;
-use soul_kinds::content::task;
-use soul_kinds::{Priority, SoulKind, Task};
+
+use soul_kinds::SoulKind;
 
 use crate::util::*;
 
@@ -96,13 +96,10 @@ async fn a_task_is_debated_to_its_end_on_nostr_rs_relay() {
     let _up = town.up(&["--speed", "60", "--relay", &url]);
     let c = client(&url, None).await;
     let owner = town.keys("owner");
-    let t = Task {
-        title: "Back up the family photos to the external disk every night".into(),
-        description: String::new(),
-        priority: Priority::Medium,
-        task_type: "task".into(),
-    };
-    let e = task(&t, None).sign_with_keys(&owner).unwrap();
+    let e = owner_task(
+        &owner,
+        "Back up the family photos to the external disk every night",
+    );
     send(&c, &e).await.unwrap();
     let execs = wait_for(
         &c,

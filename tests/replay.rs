@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use nostr_relay_builder::{LocalRelay, RelayBuilder};
 use nostr_sdk::prelude::*;
-use soul_kinds::content::{opinion, task};
-use soul_kinds::{Opinion, Priority, SoulKind, Task, Vote};
+use soul_kinds::content::opinion;
+use soul_kinds::{Opinion, SoulKind, Vote};
 
 use crate::util::*;
 
@@ -15,13 +15,10 @@ async fn replay_verifies_a_debate_and_names_a_forged_opinion_on_a_foreign_relay(
     let up = town.up(&["--speed", "60"]);
     let c = client(&up.url, None).await;
     let owner = town.keys("owner");
-    let t = Task {
-        title: "Back up the family photos to the external disk every night".into(),
-        description: String::new(),
-        priority: Priority::Medium,
-        task_type: "task".into(),
-    };
-    let task_event = task(&t, None).sign_with_keys(&owner).unwrap();
+    let task_event = owner_task(
+        &owner,
+        "Back up the family photos to the external disk every night",
+    );
     send(&c, &task_event).await.unwrap();
     let done = Filter::new()
         .kind(SoulKind::Execution.kind())

@@ -216,3 +216,16 @@ pub async fn wait_for(client: &Client, filter: Filter, want: usize) -> Events {
 pub fn town_path(t: &TestTown) -> &Path {
     &t.dir
 }
+
+/// A medium-priority task titled `title`, signed by `owner` (not yet sent).
+pub fn owner_task(owner: &Keys, title: &str) -> Event {
+    let t = soul_kinds::Task {
+        title: title.into(),
+        description: String::new(),
+        priority: soul_kinds::Priority::Medium,
+        task_type: "task".into(),
+    };
+    soul_kinds::content::task(&t, None)
+        .sign_with_keys(owner)
+        .unwrap()
+}
