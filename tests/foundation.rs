@@ -140,7 +140,12 @@ async fn up_publishes_every_agents_profile_relay_lists_and_heartbeat() {
                 .contains(&a["role"].as_str().unwrap())
         );
     }
-    assert!(status["tasks"].is_object());
+    assert_eq!(status["town"], town.config().town.name);
+    assert_eq!(status["relay"], up.url);
+    let tasks = status["tasks"].as_object().expect("tasks is an object");
+    for s in ["discussing", "completed", "failed", "rejected"] {
+        assert_eq!(tasks[s], 0, "{s} is counted, zero included: {tasks:?}");
+    }
 
     // SIGTERM stops cleanly.
     assert!(up.terminate().success(), "soul up exits 0 on SIGTERM");
@@ -384,12 +389,12 @@ async fn gift_wraps_reach_only_their_authenticated_recipient() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn acknowledged_events_survive_kill_9() {
+async fn acknowledged_events_survive_kill_9_of_soul_up() {
     let town = TestTown::new();
     // Three authors: the owner's own bucket is partly spent by the roster and NIP-89 events the
     // relay publishes at start, and this test is about durability, not the rate limit.
     let authors = [Keys::generate(), Keys::generate(), Keys::generate()];
-    let relay = town.relay(&[]);
+    let relay = town.up(&[]);
     let c = client(&relay.url, None).await;
     let mut acked = HashSet::new();
     for i in 0..300 {
@@ -402,7 +407,7 @@ async fn acknowledged_events_survive_kill_9() {
     c.shutdown().await;
     relay.kill9();
 
-    let relay = town.relay(&[]);
+    let relay = town.up(&[]);
     let c = client(&relay.url, None).await;
     let stored = c
         .fetch_events(
@@ -420,6 +425,38 @@ async fn acknowledged_events_survive_kill_9() {
         missing, 0,
         "{missing} of 300 acknowledged events lost after kill -9"
     );
+}
+
+/// A town's history outgrows what a relay returns for one REQ (soul's relay: 500 without a
+/// limit); `soul status` still counts every task.
+#[tokio::test(flavor = "multi_thread")]
+async fn status_counts_every_task_past_the_relays_page_size() {
+    let town = TestTown::new();
+    let relay = town.relay(&["--unlimited"]);
+    let c = client(&relay.url, None).await;
+    let owner = town.keys("owner");
+    let now = Timestamp::now().as_secs();
+    const TASKS: u64 = 650;
+    for i in 0..TASKS {
+        // A town's tasks arrive over days, not in one second.
+        let e = a_task(&format!("errand {i}"))
+            .custom_created_at(Timestamp::from(now - i * 60))
+            .sign_with_keys(&owner)
+            .unwrap();
+        send(&c, &e).await.expect("owner's task accepted");
+    }
+    let out = soul()
+        .args(["status", "--json", "--relay", &relay.url, "--town"])
+        .arg(&town.dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["tasks"]["discussing"], TASKS, "{}", status["tasks"]);
 }
 
 #[test]

@@ -128,16 +128,42 @@ impl Link {
         self.published.subscribe()
     }
 
-    /// Stored events matching `filter`.
+    /// Stored events matching `filter`: see [`fetch`].
     pub async fn fetch(&self, filter: Filter) -> Result<Events, LinkError> {
-        self.client
-            .fetch_events(filter, RELAY_TIMEOUT)
-            .await
-            .map_err(|e| LinkError::Sdk(e.to_string()))
+        fetch(&self.client, filter).await
     }
 
     /// Closes the connection.
     pub async fn close(&self) {
         self.client.shutdown().await;
     }
+}
+
+/// Stored events matching `filter` on `client`'s relay: the newest `limit` when the filter has
+/// one, else all of them.
+///
+/// Relays cap what one REQ returns (soul's relay and strfry at 500 when the filter names no
+/// limit), so "all" is read page by page, newest first: each page asks `until` the oldest event
+/// seen so far (inclusive, so events sharing that second are not skipped), until a page brings
+/// nothing new. Without this a town past a few hundred debate events would silently fold old
+/// tasks with half their history.
+pub async fn fetch(client: &Client, filter: Filter) -> Result<Events, LinkError> {
+    let page = |f: Filter| async move {
+        client
+            .fetch_events(f, RELAY_TIMEOUT)
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))
+    };
+    let mut all = page(filter.clone()).await?;
+    if filter.limit.is_some() {
+        return Ok(all);
+    }
+    while let Some(oldest) = all.last().map(|e| e.created_at) {
+        let before = all.len();
+        all.extend(page(filter.clone().until(oldest)).await?);
+        if all.len() == before {
+            break;
+        }
+    }
+    Ok(all)
 }

@@ -117,7 +117,11 @@ async fn count_tasks(
             by_task.entry(task).or_default().push(event);
         }
     }
-    let mut counts = BTreeMap::new();
+    // Every status is present, zero included, so scripts read a stable shape.
+    let mut counts: BTreeMap<String, usize> = TaskStatus::ALL
+        .iter()
+        .map(|s| (status_name(*s), 0))
+        .collect();
     for task in tasks.iter() {
         // Evaluation requests (`soul evaluate`) are not debates.
         if soul_kinds::parse::<soul_kinds::Task>(task).is_ok_and(|t| is_evaluation_request(&t)) {

@@ -152,11 +152,7 @@ impl DmClient {
     /// Every stored gift wrap to this agent that decrypts, oldest message first.
     pub async fn history(&self) -> Result<Vec<Message>, LinkError> {
         let filter = Filter::new().kind(Kind::GiftWrap).pubkey(self.me());
-        let events = self
-            .client
-            .fetch_events(filter, RELAY_TIMEOUT)
-            .await
-            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        let events = crate::link::fetch(&self.client, filter).await?;
         let mut out = Vec::new();
         for event in events.iter() {
             if let Some(m) = self.open(event).await {
