@@ -7,8 +7,8 @@ use std::time::Duration;
 use nostr_sdk::prelude::*;
 use soul_kinds::content::{evaluation, opinion, restart};
 use soul_kinds::{
-    parse, BrainName, Decision, Evaluation, Opinion, Outcome, Params, RestartStatus, RestartStep,
-    Scores, SoulKind, Vote,
+    parse, Decision, Evaluation, Opinion, Outcome, Params, RestartStatus, RestartStep, Scores,
+    SoulKind, Vote,
 };
 
 use crate::util::*;
@@ -163,7 +163,6 @@ async fn a_split_goes_to_a_later_round_and_a_late_brain_joins() {
         "Try the new experimental database in production this week to speed things up",
     )
     .await;
-    let later = Filter::new().kind(SoulKind::Opinion.kind()).event(t);
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         let ops = opinions(&c, t).await;
@@ -176,7 +175,6 @@ async fn a_split_goes_to_a_later_round_and_a_late_brain_joins() {
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
-    let _ = later;
     running.push(Brain::start(&town, &relay.url, "triceratops"));
     let (_, d) = decision(&c, t).await;
     assert!(d.round >= 2, "decided in a later round: {d:?}");
@@ -241,7 +239,6 @@ async fn a_forged_opinion_does_not_count() {
         "the decision does not count the forged opinion"
     );
     assert_eq!(d.tally.reject, 0, "{d:?}");
-    let _ = BrainName::Panda;
 }
 
 fn eval(cycle: &str, retune: bool, params: Params) -> Evaluation {

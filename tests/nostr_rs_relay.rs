@@ -1,5 +1,5 @@
 //! Any relay: the whole town runs unchanged on nostr-rs-relay, a relay nobody here wrote
-//! (installed by `.ci/run` with `cargo install nostr-rs-relay`). Outside CI, a machine without it
+//! (installed and cached by `.ci/run` with `cargo install nostr-rs-relay`). Outside CI, a machine without it
 //! skips this test and says so; under CI it fails, so it can never silently not run there.
 
 use std::path::{Path, PathBuf};
@@ -12,12 +12,17 @@ use soul_kinds::SoulKind;
 
 use crate::util::*;
 
+/// `SOUL_NOSTR_RS_RELAY` (set by `.ci/run`), else where `.ci/run` caches it.
 fn binary() -> Option<PathBuf> {
-    let local =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/nostr-rs-relay/bin/nostr-rs-relay");
+    let cached = || {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?;
+        Some(cache.join("soul/nostr-rs-relay-0.8.12/bin/nostr-rs-relay"))
+    };
     std::env::var_os("SOUL_NOSTR_RS_RELAY")
         .map(PathBuf::from)
-        .or_else(|| local.exists().then_some(local))
+        .or_else(cached)
         .filter(|p| p.exists())
 }
 
