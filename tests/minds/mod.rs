@@ -32,7 +32,10 @@ fn mind(url: &str, karma: &Karma, budget: u64) -> ModelMind {
             model: "scripted".into(),
             daily_token_budget: budget,
             retry: Retry {
-                timeout: Duration::from_millis(400),
+                // Short for a test, yet long enough that a loaded 2-core CI box answering a
+                // valid reply late never looks like a time-out (the exact request counts below
+                // depend on it); "slow" replies wait far longer than this.
+                timeout: Duration::from_millis(2000),
                 pause: Duration::from_millis(100),
                 timeout_retries: 2,
                 rate_limit_waits: 3,
@@ -170,14 +173,14 @@ async fn malformed_or_cut_answers_fall_back_and_are_recorded() {
 #[tokio::test]
 async fn a_slow_server_is_retried_twice_then_the_built_in_mind_decides() {
     let mut slow = reply(OPINION);
-    slow["delay_ms"] = json!(3000);
+    slow["delay_ms"] = json!(8000);
     let (who, why, asked) = opinion_with(vec![slow], 1_000_000).await;
     assert_eq!(asked, 3, "one call and two retries");
     assert_eq!(who, "built-in");
     assert!(why[0].contains("no answer within"), "{why:?}");
     // Slow once, then fine: the retry's answer is used.
     let mut slow = reply(OPINION);
-    slow["delay_ms"] = json!(3000);
+    slow["delay_ms"] = json!(8000);
     let (who, why, asked) = opinion_with(vec![slow, reply(OPINION)], 1_000_000).await;
     assert_eq!((who.as_str(), asked, why.len()), ("model:scripted", 2, 0));
 }
