@@ -216,3 +216,125 @@ async fn the_buddy_refuses_injection_and_impersonation() {
     let reply = replies.first().expect("a reply to the mention");
     assert!(reply.content.contains("never share"), "{}", reply.content);
 }
+
+/// The newest question `from` asked this phone's owner by DM that mentions `needle`.
+async fn question(phone: &Phone, from: PublicKey, needle: &str) -> String {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let wraps = phone
+            .client
+            .fetch_events(
+                Filter::new()
+                    .kind(Kind::GiftWrap)
+                    .pubkey(phone.keys.public_key()),
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        for w in wraps.iter() {
+            if let Ok(g) = UnwrappedGift::from_gift_wrap(&phone.keys, w).await {
+                let c = &g.rumor.content;
+                if g.sender == from && c.contains("Reply \"yes ") && c.contains(needle) {
+                    return c.clone();
+                }
+            }
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no question about {needle}"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// Every `run` passes the guardian and the gate first, leaving one verdict event that names
+/// the skill but not its (encrypted) arguments: a confidential argument is blocked, and a skill
+/// named in the dangerous-operations registry runs only after the owner's explicit yes.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_guardian_judges_every_run_and_asks_before_a_dangerous_one() {
+    let town = TestTown::new();
+    std::fs::create_dir_all(town.dir.join("workspace")).unwrap();
+    std::fs::write(town.dir.join("workspace/notes.txt"), "soul\n").unwrap();
+    // A skill whose name the registry lists as high risk (rules/dangerous_operations.yaml).
+    std::fs::write(
+        town.dir.join("skills/delete_files.yaml"),
+        "name: delete_files\ndescription: Stands for a deletion (it only touches the file).\nversion: \"1.0\"\nparameters:\n  - {name: file, type: string, required: true, description: \"the file\"}\ncommand: touch {{file}}\n",
+    )
+    .unwrap();
+    // x20: the owner's 10 minutes to confirm are 30 s real.
+    let up = town.up(&["--speed", "20"]);
+    let executor = town.keys("executor").public_key();
+    let owner = Phone::new(&up.url, &town.keys("owner")).await;
+
+    let (_, allow_id) = owner.send(executor, "run checksum file=notes.txt").await;
+    let r = owner.reply(executor, allow_id).await;
+    assert!(r.contains("checksum finished"), "{r}");
+    let verdicts = wait_for(
+        &owner.client,
+        Filter::new()
+            .kind(SoulKind::Verdict.kind())
+            .author(executor),
+        1,
+    )
+    .await;
+    let allow = verdicts.iter().next().expect("a verdict event for the run");
+    let v = parse::<soul_kinds::AuditVerdict>(allow).unwrap();
+    assert_eq!(v.action, soul_kinds::GuardAction::Allow, "{v:?}");
+    assert!(v.proposal.contains("checksum"), "{v:?}");
+    assert!(
+        !allow.content.contains("notes.txt"),
+        "the public verdict withholds the arguments: {}",
+        allow.content
+    );
+
+    let (_, block_id) = owner.send(executor, "run checksum file=nsec1secret").await;
+    let r = owner.reply(executor, block_id).await;
+    assert!(
+        r.contains("guardian stopped it") && r.contains("confidential"),
+        "{r}"
+    );
+
+    // High risk: the owner is asked; "no" stops it, "yes" runs it.
+    let (_, no_id) = owner.send(executor, "run delete_files file=a.txt").await;
+    let q = question(&owner, executor, "a.txt").await;
+    let code = q.split("Reply \"yes ").nth(1).unwrap()[..6].to_owned();
+    owner.send(executor, &format!("no {code}")).await;
+    let r = owner.reply(executor, no_id).await;
+    assert!(r.contains("did not confirm"), "{r}");
+    assert!(!town.dir.join("workspace/a.txt").exists());
+
+    let (_, yes_id) = owner.send(executor, "run delete_files file=b.txt").await;
+    let q = question(&owner, executor, "b.txt").await;
+    assert!(q.contains("cannot be undone"), "{q}");
+    let code = q.split("Reply \"yes ").nth(1).unwrap()[..6].to_owned();
+    owner.send(executor, &format!("yes {code}")).await;
+    let r = owner.reply(executor, yes_id).await;
+    assert!(r.contains("delete_files finished"), "{r}");
+    assert!(town.dir.join("workspace/b.txt").exists());
+
+    // One audit row per verdict, each with its published verdict event.
+    drop(up);
+    let karma = soul_karma::Karma::open(&town.dir.join(soul_karma::FILE_NAME)).unwrap();
+    let rows = |id: EventId| -> Vec<(String, String)> {
+        let rows = karma.audit_for(&id.to_hex()).unwrap();
+        assert!(rows.iter().all(|(_, _, event)| event.is_some()), "{rows:?}");
+        rows.into_iter().map(|(a, c, _)| (a, c)).collect()
+    };
+    let pair = |a: &str, c: &str| (a.to_owned(), c.to_owned());
+    assert_eq!(rows(allow_id), [pair("allow", "pass")]);
+    assert_eq!(rows(block_id), [pair("block", "security")]);
+    assert_eq!(
+        rows(no_id),
+        [
+            pair("confirm", "dangerous_operation"),
+            pair("block", "owner_declined")
+        ]
+    );
+    assert_eq!(
+        rows(yes_id),
+        [
+            pair("confirm", "dangerous_operation"),
+            pair("allow", "owner_confirmed")
+        ]
+    );
+}

@@ -6,6 +6,7 @@
 //!   `rules/authorization.yaml` (each falls back to the shipped copy when absent).
 //! - [`check`]: [`judge`], the ordered checks, a pure function.
 //! - [`gate`]: [`Gate`], levels per pubkey and per action; never reads mind output.
+//! - [`guardian`]: [`Guardian`], both in one call, shared by every agent of a host.
 //! - [`confirm`]: reading the owner's answer; an unclear answer is a no.
 //! - [`ask`]: asking the owner by NIP-17 DM and waiting up to the time-to-live.
 //!
@@ -16,6 +17,7 @@ pub mod ask;
 pub mod check;
 pub mod confirm;
 pub mod gate;
+pub mod guardian;
 pub mod rules;
 
 #[cfg(test)]
@@ -25,4 +27,5 @@ pub use ask::ask_owner;
 pub use check::{judge, Check, Verdict};
 pub use confirm::{read_answer, Answer, CONFIRM_TTL};
 pub use gate::{Access, Gate};
+pub use guardian::Guardian;
 pub use rules::{AuthRules, GuardRules, RulesError};

@@ -69,10 +69,17 @@ pub async fn run(
     let link = Link::connect(&options.relay_url).await?;
     tracing::info!(agents = agents.len(), relay = %link.url(), "agent host connected");
     let (supervisor, mut orders) = Supervisor::channel();
+    // What every agent's role gets; the guardian and the gate are built once for the host.
+    let ctx = roles::RoleCtx {
+        link: link.clone(),
+        guardian: crate::guard::Guardian::new(&options.minds, options.roster.clone()),
+        options,
+        supervisor,
+    };
     let mut tasks = JoinSet::new();
     let mut handles: HashMap<String, Vec<AbortHandle>> = HashMap::new();
     for agent in &agents {
-        let h = spawn_agent(&mut tasks, agent, &link, &options, &supervisor);
+        let h = spawn_agent(&mut tasks, agent, &ctx);
         handles.insert(agent.name.clone(), h);
     }
     tokio::pin!(shutdown);
@@ -83,7 +90,7 @@ pub async fn run(
                 let result = match (handles.get_mut(&order.agent), agents.iter().find(|a| a.name == order.agent)) {
                     (Some(running), Some(agent)) => {
                         running.iter().for_each(AbortHandle::abort);
-                        *running = spawn_agent(&mut tasks, agent, &link, &options, &supervisor);
+                        *running = spawn_agent(&mut tasks, agent, &ctx);
                         tracing::info!(agent = %agent.name, "agent restarted");
                         Ok(())
                     }
@@ -115,17 +122,10 @@ pub async fn run(
 fn spawn_agent(
     tasks: &mut JoinSet<Result<(), LinkError>>,
     agent: &Identity,
-    link: &Link,
-    options: &HostOptions,
-    supervisor: &Supervisor,
+    ctx: &roles::RoleCtx,
 ) -> Vec<AbortHandle> {
-    let ctx = roles::RoleCtx {
-        link: link.clone(),
-        options: options.clone(),
-        supervisor: supervisor.clone(),
-    };
-    let mut handles = roles::spawn(tasks, agent, &ctx);
-    let (agent, link, options) = (agent.clone(), link.clone(), options.clone());
+    let mut handles = roles::spawn(tasks, agent, ctx);
+    let (agent, link, options) = (agent.clone(), ctx.link.clone(), ctx.options.clone());
     handles.push(tasks.spawn(async move { presence::live(agent, link, options).await }));
     handles
 }

@@ -27,6 +27,8 @@ pub struct RoleCtx {
     pub options: HostOptions,
     /// The host, for restarts.
     pub supervisor: Supervisor,
+    /// The guardian and the gate, for every proposal that would act.
+    pub guardian: crate::guard::Guardian,
 }
 
 /// Starts the tasks of `agent`'s role in `tasks`; returns their handles so the host can restart

@@ -20,7 +20,7 @@ use soul_kinds::{parse, AuditVerdict, BrainName, GuardAction, Opinion, SoulKind,
 use super::restart;
 use super::step::Ctx;
 use crate::audit::{self, Decision};
-use crate::guard::{self, Access, Answer, Check, Gate, Verdict};
+use crate::guard::{self, Access, Answer, Check, Verdict};
 use crate::link::LinkError;
 use crate::mind::{ActAsk, Proposal, Shape, Thought, ToolCall};
 
@@ -140,36 +140,8 @@ pub(super) async fn pass(
 async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pass, LinkError> {
     let started = Instant::now();
     let (thought, tool) = propose(ctx, state).await;
-    let minds = &ctx.setup.minds;
-    let mut verdict = match &thought.value.shape {
-        Shape::Tool(_) => guard::judge(&thought.value, &minds.guard, soul_karma::now_secs()),
-        _ => Verdict {
-            action: GuardAction::Block,
-            check: Check::Consistency,
-            reason: format!("the mind proposed no action: {}", thought.value.summary()),
-            question: None,
-            double: false,
-            modified: None,
-        },
-    };
-    let mut access = None;
-    if verdict.action != GuardAction::Block {
-        // The gate never sees the proposal: only who acts and which tool.
-        let roster = ctx.setup.roster.clone();
-        let gate = Gate::new((*minds.auth).clone(), roster);
-        let a = gate.check(&ctx.me.keys.public_key(), &tool);
-        if let Access::Denied(why) = &a {
-            verdict = Verdict {
-                action: GuardAction::Block,
-                check: Check::Authorization,
-                reason: why.clone(),
-                question: None,
-                double: false,
-                modified: None,
-            };
-        }
-        access = Some(a);
-    }
+    let actor = ctx.me.keys.public_key();
+    let (verdict, access) = ctx.setup.guardian.decide(&thought, &tool, &actor);
     let said = verdict
         .question
         .clone()

@@ -57,8 +57,8 @@ pub struct BrainSetup {
     pub executor: crate::roles::executor::Dispatch,
     /// The mind, karma and the guardian's rules (DESIGN §5, §8).
     pub minds: crate::mind::Minds,
-    /// The owner-signed roster, for the authorization gate.
-    pub roster: soul_kinds::Roster,
+    /// The guardian and the authorization gate.
+    pub guardian: crate::guard::Guardian,
     /// The relay, for DMs to the owner (CONFIRM).
     pub relay_url: String,
 }
@@ -77,7 +77,7 @@ impl BrainSetup {
             supervisor: ctx.supervisor.clone(),
             executor: crate::roles::executor::Dispatch::new(ctx),
             minds: o.minds.clone(),
-            roster: o.roster.clone(),
+            guardian: ctx.guardian.clone(),
             relay_url: o.relay_url.clone(),
         })
     }

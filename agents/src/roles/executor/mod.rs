@@ -9,8 +9,10 @@
 //! # Layout
 //! - [`skill`]: skill YAML, validation, argument rendering.
 //! - [`dispatch`]: triceratops's side: a decided task that names a skill runs here.
+//! - [`guarded`]: the guardian and the gate on every `run` before anything runs.
 
 pub mod dispatch;
+pub mod guarded;
 pub mod skill;
 
 use std::collections::BTreeMap;
@@ -74,27 +76,7 @@ impl Executor {
         request: Option<String>,
         current: &Current,
     ) -> Reply {
-        let failed = |error: String| {
-            let result = RunResult {
-                request: request.clone(),
-                skill: name.to_string(),
-                exit_code: None,
-                output: String::new(),
-                error: error.clone(),
-                timed_out: false,
-                truncated: false,
-                elapsed_ms: 0,
-            };
-            Reply {
-                result: Some(result),
-                ..Reply::new(
-                    request.clone(),
-                    "run",
-                    false,
-                    format!("{name} did not run: {error}"),
-                )
-            }
-        };
+        let failed = |error: String| not_run(name, request.clone(), error);
         let sandbox = match Sandbox::load(&self.town) {
             Ok(s) if s.available() => s,
             Ok(_) => return failed(SandboxError::Missing.to_string()),
@@ -156,5 +138,29 @@ impl Executor {
             result: Some(result.clone()),
             ..Reply::new(request, "run", result.succeeded(), message)
         }
+    }
+}
+
+/// The reply for a run that did not happen, with a result saying why (triceratops turns it
+/// into a failed execution).
+pub fn not_run(name: &str, request: Option<String>, error: String) -> Reply {
+    let result = RunResult {
+        request: request.clone(),
+        skill: name.to_string(),
+        exit_code: None,
+        output: String::new(),
+        error: error.clone(),
+        timed_out: false,
+        truncated: false,
+        elapsed_ms: 0,
+    };
+    Reply {
+        result: Some(result),
+        ..Reply::new(
+            request,
+            "run",
+            false,
+            format!("{name} did not run: {error}"),
+        )
     }
 }

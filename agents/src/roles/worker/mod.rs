@@ -34,7 +34,8 @@ use crate::dm::{DmClient, Message};
 use crate::host::Identity;
 use crate::link::LinkError;
 use crate::roles::buddy::Buddy;
-use crate::roles::executor::Executor;
+use crate::roles::executor::guarded::{self, RunPass};
+use crate::roles::executor::{self, Executor};
 use crate::roles::RoleCtx;
 
 /// The worker's own job.
@@ -296,20 +297,34 @@ impl Worker {
                             let ack =
                                 Reply::new(req.clone(), word, true, format!("running {skill}…"));
                             self.reply(&m, cmd.json, &ack, true).await;
-                            let (x, dm, me, link) = (
+                            let (x, dm, me, ctx) = (
                                 Arc::clone(x),
                                 self.dm.clone(),
                                 self.me.clone(),
-                                self.ctx.link.clone(),
+                                self.ctx.clone(),
                             );
                             let current = self.current.clone();
-                            // Runs take up to 30 s: other commands (status, pause) go on meanwhile.
+                            // Runs take up to 30 s (a CONFIRM up to 10 min of town time): other
+                            // commands (status, pause) go on meanwhile.
                             tokio::spawn(async move {
-                                let r = x.run(&skill, named, positional, req, &current).await;
+                                let pass =
+                                    guarded::judge(&ctx, &me, &m, &skill, &named, &positional)
+                                        .await;
+                                let r = match pass {
+                                    RunPass::Go => {
+                                        x.run(&skill, named, positional, req, &current).await
+                                    }
+                                    RunPass::Stop(why) => executor::not_run(
+                                        &skill,
+                                        req,
+                                        format!("the guardian stopped it: {why}"),
+                                    ),
+                                };
                                 if r.result.as_ref().is_some_and(|r| r.timed_out) {
                                     let limit = current
                                         .param(crate::roles::executor::PARAMS, "run_timeout_secs");
-                                    suggest::after_timeout(&link, &me, &skill, limit as u64).await;
+                                    suggest::after_timeout(&ctx.link, &me, &skill, limit as u64)
+                                        .await;
                                 }
                                 send_reply(&dm, &m, cmd.json, &r, false).await;
                             });
