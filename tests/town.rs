@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use nostr_sdk::prelude::*;
 use soul_agents::roles::resident::{dice, memory};
-use soul_kinds::{parse, Draft, DraftStatus, News, Review, ReviewVerdict, SoulKind};
+use soul_kinds::{
+    parse, AuditVerdict, Draft, DraftStatus, GuardAction, News, Review, ReviewVerdict, SoulKind,
+};
 
 use crate::util::*;
 
@@ -227,6 +229,63 @@ async fn a_politician_is_rejected_with_the_rule_and_the_rewrite_avoids_it() {
     assert!(
         approved.is_some() || d.status == DraftStatus::Posted,
         "the rewrite passes review"
+    );
+}
+
+/// What the reviewer does not check, the guardian still does before a post goes out: a draft
+/// that would leak a password is approved by review, then stopped at posting with a verdict.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_guardian_stops_a_post_the_reviewer_let_through() {
+    let town = TestTown::new();
+    let otto = town.dir.join("residents").join("otto.yaml");
+    let profile = std::fs::read_to_string(&otto).unwrap();
+    let profile = profile
+        .lines()
+        .map(|l| match l.split(':').next() {
+            Some("positive_prompts") => "positive_prompts: []".to_string(),
+            Some("endings") => "endings: [\", and my password is hunter2.\"]".to_string(),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&otto, profile).unwrap();
+    let up = town.up(&["--speed", "600"]);
+    let c = client(&up.url, None).await;
+    let otto = town.keys("otto").public_key();
+
+    let blocked = wait_until(&c, kind(SoulKind::Verdict).author(otto), |e| {
+        parse::<AuditVerdict>(e).is_ok_and(|v| v.action == GuardAction::Block)
+    })
+    .await
+    .expect("the guardian blocks otto's post");
+    let v = parse::<AuditVerdict>(&blocked).unwrap();
+    assert_eq!(v.check, "security", "{v:?}");
+    assert!(v.reason.contains("password"), "{v:?}");
+    // The draft it was about had passed review.
+    let draft = e_ids(&blocked);
+    let approved = c
+        .fetch_events(
+            kind(SoulKind::Review).event(*draft.iter().next().unwrap()),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert!(
+        approved
+            .iter()
+            .any(|e| parse::<Review>(e).is_ok_and(|r| r.verdict == ReviewVerdict::Approved)),
+        "the reviewer approved it"
+    );
+    let notes = c
+        .fetch_events(
+            Filter::new().kind(Kind::TextNote).author(otto),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert!(
+        notes.iter().all(|n| !n.content.contains("hunter2")),
+        "nothing with the password was posted"
     );
 }
 

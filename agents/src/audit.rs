@@ -51,6 +51,19 @@ pub enum AuditError {
     Row(#[from] soul_karma::Error),
 }
 
+/// `thought` with its tools' parameters withheld, for a verdict event about something private
+/// (an encrypted command's arguments) or published elsewhere already (a draft's text): the
+/// event names the action; the local audit row keeps the whole input.
+pub fn withheld(thought: &Thought<Proposal>) -> Thought<Proposal> {
+    let mut t = thought.clone();
+    if let crate::mind::Shape::Tool(calls) = &mut t.value.shape {
+        for c in calls {
+            c.parameters.clear();
+        }
+    }
+    t
+}
+
 fn clip(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }

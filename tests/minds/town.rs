@@ -23,6 +23,7 @@ async fn run_task(
     ExecStatus,
     Vec<Opinion>,
     soul_karma::Karma,
+    String,
 ) {
     let server = Scripted::start(json!([
         {"match": "Give your opinion and vote", "replies": [reply(&OPINION.replace("approve_with_modification", "approve"))]},
@@ -88,6 +89,7 @@ async fn run_task(
         .filter_map(|e| parse::<Execution>(e).ok())
         .find(|x| x.status != ExecStatus::Executing)
         .expect("the execution ended");
+    let mut subject = String::new();
     let verdicts: Vec<AuditVerdict> = {
         let mut v: Vec<Event> = c
             .fetch_events(
@@ -100,6 +102,10 @@ async fn run_task(
             .collect();
         // A CONFIRM comes before the verdict that settles it, possibly in the same second.
         v.sort_by_key(|e| (!e.content.contains("\"confirm\""), e.created_at));
+        // Every verdict of triceratops's here is about the one decision.
+        if let Some(id) = v.first().and_then(|e| e.tags.event_ids().next()) {
+            subject = id.to_hex();
+        }
         v.iter()
             .map(|e| parse::<AuditVerdict>(e).unwrap())
             .collect()
@@ -116,12 +122,12 @@ async fn run_task(
         .collect();
     soul.terminate();
     let karma = soul_karma::Karma::open(&town.dir.join(soul_karma::FILE_NAME)).unwrap();
-    (verdicts, last.status, opinions, karma)
+    (verdicts, last.status, opinions, karma, subject)
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_confirmed_execution_runs_with_one_verdict_and_row_per_decision() {
-    let (verdicts, status, opinions, karma) = run_task("yes").await;
+    let (verdicts, status, opinions, karma, decision) = run_task("yes").await;
     assert!(
         opinions.len() >= 3 && opinions.iter().all(|o| o.opinion.starts_with("SCRIPTED")),
         "{opinions:?}"
@@ -136,7 +142,7 @@ async fn a_confirmed_execution_runs_with_one_verdict_and_row_per_decision() {
     );
     assert_eq!(status, ExecStatus::Completed);
     assert_eq!(
-        karma.audit_count().unwrap(),
+        karma.audit_for(&decision).unwrap().len(),
         2,
         "one row per guarded decision"
     );
@@ -144,7 +150,7 @@ async fn a_confirmed_execution_runs_with_one_verdict_and_row_per_decision() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unclear_answer_is_a_no() {
-    let (verdicts, status, _, karma) = run_task("hmm, maybe").await;
+    let (verdicts, status, _, karma, decision) = run_task("hmm, maybe").await;
     let seen: Vec<(&str, &str)> = verdicts
         .iter()
         .map(|v| (v.action.as_str(), v.check.as_str()))
@@ -154,5 +160,5 @@ async fn an_unclear_answer_is_a_no() {
         [("confirm", "confidence"), ("block", "owner_declined")]
     );
     assert_eq!(status, ExecStatus::Failed);
-    assert_eq!(karma.audit_count().unwrap(), 2);
+    assert_eq!(karma.audit_for(&decision).unwrap().len(), 2);
 }

@@ -72,17 +72,6 @@ fn proposal(
     }
 }
 
-/// The proposal as published: the skill's name without its arguments.
-fn public(thought: &Thought<Proposal>) -> Thought<Proposal> {
-    let mut t = thought.clone();
-    if let Shape::Tool(calls) = &mut t.value.shape {
-        for c in calls {
-            c.parameters.clear();
-        }
-    }
-    t
-}
-
 /// Judges the run of `skill` that `m` asks for; asks the owner when the guardian says CONFIRM
 /// (and waits, up to 10 minutes of town time), and records every verdict.
 pub async fn judge(
@@ -177,7 +166,7 @@ async fn record(
     said: String,
     started: Instant,
 ) -> bool {
-    let shown = public(thought);
+    let shown = audit::withheld(thought);
     let d = Decision {
         agent: &me.name,
         actor: me.keys.public_key(),

@@ -47,6 +47,10 @@ pub struct Setup {
     pub reviewer: Option<PublicKey>,
     /// The town's owner (a friend: replies to them come easier).
     pub owner: PublicKey,
+    /// The guardian and the gate: a post is an action (DESIGN §5).
+    pub guardian: crate::guard::Guardian,
+    /// Where the audit rows go.
+    pub karma: soul_karma::Karma,
 }
 
 /// Starts resident `agent`: loads its profile (an error is logged and the resident stays
@@ -73,6 +77,8 @@ pub fn spawn(
                 .find(|m| m.role == Role::Reviewer)
                 .map(|m| m.pubkey),
             owner: roster.owner,
+            guardian: ctx.guardian.clone(),
+            karma: ctx.options.minds.karma.clone(),
         })
     })();
     match loaded {

@@ -1,15 +1,24 @@
 //! Posting an approved draft and saving memory: the two writes after which the resident's
-//! state on the relay must be consistent again (note, posted draft, memory).
+//! state on the relay must be consistent again (note, posted draft, memory). A post is an
+//! action: the guardian and the gate judge it first, and the audit records the verdict.
+
+use std::time::Instant;
 
 use nostr::{Event, EventBuilder, Timestamp};
+use serde_json::{json, Map};
 use soul_kinds::content::{draft, MAX_DRAFT_HISTORY};
-use soul_kinds::{Draft, DraftHistory, DraftStatus};
+use soul_kinds::{Draft, DraftHistory, DraftStatus, GuardAction};
 
 use super::hub::Hub;
 use super::step::Life;
 use super::{memory, Setup};
+use crate::audit::{self, AuditError};
 use crate::host::Identity;
 use crate::link::{Link, LinkError};
+use crate::mind::{Proposal, Shape, Thought, ToolCall};
+
+/// The gate's action for a post (`rules/authorization.yaml`).
+const POST_NOTE: &str = "post_note";
 
 impl Life {
     #[allow(clippy::too_many_arguments)]
@@ -22,7 +31,7 @@ impl Life {
         current: &Event,
         d: &Draft,
         last_note: Option<&Event>,
-    ) -> Result<(), LinkError> {
+    ) -> Result<Option<String>, LinkError> {
         // A note with this text published after the draft means an earlier run posted it and
         // stopped before marking the draft: mark it now instead of posting twice.
         let note = match last_note
@@ -30,6 +39,10 @@ impl Life {
         {
             Some(n) => n.clone(),
             None => {
+                if let Some(why) = guard(me, link, setup, current, d).await? {
+                    tracing::info!(agent = %me.name, draft = %current.id, "the guardian stopped a post: {why}");
+                    return Ok(Some(why));
+                }
                 link.publish(&me.keys, EventBuilder::text_note(&d.content))
                     .await?
             }
@@ -78,7 +91,7 @@ impl Life {
         memory::after_post(&mut self.memory, &topic, &d.content, hours);
         self.save_memory(me, link, hub).await?;
         tracing::info!(agent = %me.name, note = %note.id, "posted");
-        Ok(())
+        Ok(None)
     }
 
     pub(super) async fn save_memory(
@@ -97,6 +110,67 @@ impl Life {
         hub.file(event);
         Ok(())
     }
+}
+
+/// The guardian and the gate on posting `d`, recorded as one verdict event and one audit row;
+/// `Some(reason)` when it must not be posted. The reviewer has approved the text, so the
+/// proposal is the draft itself with full confidence: what can still stop it is what the
+/// reviewer does not check (confidential matter, the owner's rules, the gate). A resident does
+/// not trouble the owner about a post: CONFIRM, like BLOCK, means write another one.
+async fn guard(
+    me: &Identity,
+    link: &Link,
+    setup: &Setup,
+    current: &Event,
+    d: &Draft,
+) -> Result<Option<String>, LinkError> {
+    let started = Instant::now();
+    let mut parameters = Map::new();
+    parameters.insert("text".into(), json!(d.content));
+    let thought = Thought {
+        value: Proposal {
+            shape: Shape::Tool(vec![ToolCall {
+                tool: POST_NOTE.into(),
+                parameters,
+            }]),
+            reasoning: format!(
+                "the reviewer approved draft version {} and its posting time has come",
+                current.id
+            ),
+            confidence: 1.0,
+            confirmation_question: None,
+        },
+        mind: "reviewed draft".into(),
+        fallback: None,
+        millis: 0,
+    };
+    let (verdict, access) = setup
+        .guardian
+        .decide(&thought, POST_NOTE, &me.keys.public_key());
+    // The draft's text is public already (34361): the verdict names the draft version.
+    let shown = audit::withheld(&thought);
+    let decision = audit::Decision {
+        agent: &me.name,
+        actor: me.keys.public_key(),
+        subject: current.id,
+        input: d.content.clone(),
+        context_summary: format!("approved draft {}", current.id),
+        thought: &shown,
+        verdict: &verdict,
+        access: access.as_ref(),
+        final_response: verdict.reason.clone(),
+        started,
+    };
+    match audit::record(link, &me.keys, &setup.karma, decision).await {
+        Ok(_) => {}
+        // Without its verdict event the post would be unaccounted for: not now, later.
+        Err(AuditError::Publish(e)) => return Err(e),
+        Err(e @ AuditError::Row(_)) => tracing::warn!(agent = %me.name, "audit: {e}"),
+    }
+    Ok(match verdict.action {
+        GuardAction::Allow | GuardAction::Modify => None,
+        GuardAction::Block | GuardAction::Confirm => Some(verdict.reason),
+    })
 }
 
 /// The topic of a post this process did not write: the first interest it names, else its start.

@@ -176,16 +176,29 @@ impl Life {
                 if now < due {
                     return Ok(Duration::from_secs_f64(due - now));
                 }
-                self.post(
-                    me,
-                    link,
-                    hub,
-                    setup,
-                    &current,
-                    &state.draft,
-                    slice.last_note.as_ref(),
-                )
-                .await?;
+                let stopped = self
+                    .post(
+                        me,
+                        link,
+                        hub,
+                        setup,
+                        &current,
+                        &state.draft,
+                        slice.last_note.as_ref(),
+                    )
+                    .await?;
+                if stopped.is_some() {
+                    // The guardian stopped it: the draft counts as rejected; write another.
+                    self.write(
+                        me,
+                        link,
+                        hub,
+                        setup,
+                        &slice,
+                        Some((&current, &state.draft, DraftStatus::Rejected)),
+                    )
+                    .await?;
+                }
                 Ok(Duration::ZERO)
             }
         }
