@@ -265,7 +265,7 @@ async fn the_guardian_stops_a_post_the_reviewer_let_through() {
     let draft = e_ids(&blocked);
     let approved = c
         .fetch_events(
-            kind(SoulKind::Review).event(*draft.iter().next().unwrap()),
+            kind(SoulKind::Review).event(*draft.first().unwrap()),
             Duration::from_secs(5),
         )
         .await

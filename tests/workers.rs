@@ -277,7 +277,7 @@ async fn the_guardian_judges_every_run_and_asks_before_a_dangerous_one() {
         1,
     )
     .await;
-    let allow = verdicts.iter().next().expect("a verdict event for the run");
+    let allow = verdicts.first().expect("a verdict event for the run");
     let v = parse::<soul_kinds::AuditVerdict>(allow).unwrap();
     assert_eq!(v.action, soul_kinds::GuardAction::Allow, "{v:?}");
     assert!(v.proposal.contains("checksum"), "{v:?}");
