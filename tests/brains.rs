@@ -333,6 +333,17 @@ async fn two_brains_agreeing_on_a_retune_make_the_third_republish_its_params() {
         notes.iter().any(|n| n.content.contains("script-2")),
         "says why, publicly"
     );
+    // Karma: the retune leaves a lesson about the params event it produced.
+    let lessons = wait_for(
+        &c,
+        Filter::new()
+            .kind(SoulKind::Karma.kind())
+            .author(tri)
+            .event(e.id),
+        1,
+    )
+    .await;
+    assert_eq!(lessons.len(), 1, "one lesson from the retune");
 }
 
 #[tokio::test(flavor = "multi_thread")]

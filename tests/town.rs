@@ -202,6 +202,12 @@ async fn a_politician_is_rejected_with_the_rule_and_the_rewrite_avoids_it() {
     assert!(review.reason.contains("president"), "{review:?}");
 
     let first = e_ids(&rejected);
+    // Karma: the rejection leaves a lesson about the rejected draft.
+    let lesson = wait_until(&c, kind(SoulKind::Karma).author(leo), |e| {
+        e_ids(e).iter().any(|id| first.contains(id))
+    })
+    .await;
+    assert!(lesson.is_some(), "leo learns from the rejection");
     let rewrite = wait_until(&c, kind(SoulKind::Draft).author(leo), |e| {
         !first.contains(&e.id)
     })

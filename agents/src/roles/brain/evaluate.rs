@@ -137,6 +137,7 @@ pub(super) async fn maybe_retune(
     let builder = params(ctx.name.as_str(), &retune.params)
         .tag(Tag::custom(TagKind::custom("cycle"), [cycle]));
     let event = ctx.link.publish(&ctx.me.keys, builder).await?;
+    let params_id = event.id;
     cycles.insert(event, &ctx.me.keys.public_key());
     ctx.link
         .publish(
@@ -145,6 +146,17 @@ pub(super) async fn maybe_retune(
         )
         .await?;
     tracing::info!(brain = %ctx.name, cycle, "{why}");
+    // Karma (seed 002): a retune leaves a lesson, about the params event it produced.
+    crate::mind::upkeep::learn(
+        ctx.link,
+        &ctx.me.keys,
+        &ctx.me.name,
+        &ctx.setup.minds,
+        "retune",
+        params_id,
+        &why,
+    )
+    .await;
     Ok(Some(retune.params))
 }
 

@@ -49,8 +49,8 @@ pub struct Setup {
     pub owner: PublicKey,
     /// The guardian and the gate: a post is an action (DESIGN §5).
     pub guardian: crate::guard::Guardian,
-    /// Where the audit rows go.
-    pub karma: soul_karma::Karma,
+    /// Karma (lessons from rejections, audit rows) and the mind that distils lessons.
+    pub minds: crate::mind::Minds,
 }
 
 /// Starts resident `agent`: loads its profile (an error is logged and the resident stays
@@ -78,7 +78,7 @@ pub fn spawn(
                 .map(|m| m.pubkey),
             owner: roster.owner,
             guardian: ctx.guardian.clone(),
-            karma: ctx.options.minds.karma.clone(),
+            minds: ctx.options.minds.clone(),
         })
     })();
     match loaded {

@@ -161,7 +161,7 @@ async fn guard(
         final_response: verdict.reason.clone(),
         started,
     };
-    match audit::record(link, &me.keys, &setup.karma, decision).await {
+    match audit::record(link, &me.keys, &setup.minds.karma, decision).await {
         Ok(_) => {}
         // Without its verdict event the post would be unaccounted for: not now, later.
         Err(AuditError::Publish(e)) => return Err(e),

@@ -151,6 +151,24 @@ impl Life {
                         &review.rules,
                     );
                     tracing::info!(agent = %me.name, rules = ?review.rules, "draft rejected; writing anew");
+                    // Karma (seed 002): a rejected draft leaves a lesson for the whole town.
+                    let log = format!(
+                        "{}'s draft was rejected under {}: {}. The draft: \"{}\"",
+                        me.name,
+                        review.rules.join(", "),
+                        review.reason,
+                        state.draft.content
+                    );
+                    crate::mind::upkeep::learn(
+                        link,
+                        &me.keys,
+                        &me.name,
+                        &setup.minds,
+                        "draft",
+                        current.id,
+                        &log,
+                    )
+                    .await;
                 }
                 let cited = state
                     .review
