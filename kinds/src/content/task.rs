@@ -1,10 +1,12 @@
 //! Task (4360): what the owner asks the brains to debate.
 
-use nostr::{EventBuilder, EventId, PublicKey, Tag};
+use nostr::{Event, EventBuilder, EventId, PublicKey, Tag};
 use serde::{Deserialize, Serialize};
 
 use super::{base, check_text, one_line, FieldError, SoulContent, MAX_NAME, MAX_TEXT, MAX_TITLE};
 use crate::kind::SoulKind;
+use crate::role::BrainName;
+use crate::roster::Brains;
 use crate::tags::TASK_HASHTAG;
 
 /// How urgent a task is.
@@ -69,4 +71,34 @@ pub fn task(content: &Task, relayed: Option<Relayed>) -> EventBuilder {
             .tag(Tag::event(r.source)),
         None => builder,
     }
+}
+
+/// Whether `event`'s author may publish a task (DESIGN §4, §6): the owner; gorilla relaying
+/// the owner's DM; triceratops relaying a worker's accepted suggestion. A relayed task must say
+/// for whom (`p` the owner) and from what (`e` the DM or the suggestion). `Err` says why not.
+///
+/// The relay checks this at the door and the brains again before debating, so a task from a
+/// relay without soul's policy cannot start a debate either.
+pub fn may_publish_task(
+    event: &Event,
+    owner: &PublicKey,
+    brains: &Brains,
+) -> Result<(), &'static str> {
+    if event.pubkey == *owner {
+        return Ok(());
+    }
+    match brains.name_of(&event.pubkey) {
+        Some(BrainName::Gorilla | BrainName::Triceratops) => {}
+        Some(BrainName::Panda) => {
+            return Err("panda relays no tasks: only gorilla (the owner's DMs) and triceratops (accepted suggestions) do")
+        }
+        None => return Err("tasks come only from the town's owner, or from a brain relaying the owner"),
+    }
+    if !event.tags.public_keys().any(|p| p == owner) {
+        return Err("a relayed task must tag the owner it is for (`p`)");
+    }
+    if event.tags.event_ids().next().is_none() {
+        return Err("a relayed task must reference what it relays (`e` the DM or the suggestion)");
+    }
+    Ok(())
 }

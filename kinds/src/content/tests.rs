@@ -361,3 +361,67 @@ fn field_rules() {
     assert_eq!(one_line("a\n b  c", 10), "a b c");
     assert_eq!(one_line("abcdef", 4), "abc…");
 }
+
+/// Who may publish a task: a table of authors and relay tags.
+#[test]
+fn only_the_owner_gorilla_for_dms_and_triceratops_for_suggestions_publish_tasks() {
+    let [owner, panda, gorilla, tri, stranger] = std::array::from_fn(|_| Keys::generate());
+    let brains = crate::roster::Brains {
+        panda: panda.public_key(),
+        gorilla: gorilla.public_key(),
+        triceratops: tri.public_key(),
+    };
+    let t = Task {
+        title: "Back up the photos".into(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".into(),
+    };
+    let relayed = Some(Relayed {
+        owner: owner.public_key(),
+        source: id(7),
+    });
+    let bare_p = |k: &Keys| {
+        task(&t, None)
+            .tag(nostr::Tag::public_key(owner.public_key()))
+            .sign_with_keys(k)
+            .unwrap()
+    };
+    let cases: Vec<(&str, Event, bool)> = vec![
+        (
+            "owner",
+            task(&t, None).sign_with_keys(&owner).unwrap(),
+            true,
+        ),
+        (
+            "gorilla relaying",
+            task(&t, relayed).sign_with_keys(&gorilla).unwrap(),
+            true,
+        ),
+        (
+            "triceratops relaying",
+            task(&t, relayed).sign_with_keys(&tri).unwrap(),
+            true,
+        ),
+        (
+            "panda relaying",
+            task(&t, relayed).sign_with_keys(&panda).unwrap(),
+            false,
+        ),
+        (
+            "gorilla for itself",
+            task(&t, None).sign_with_keys(&gorilla).unwrap(),
+            false,
+        ),
+        ("gorilla without a source", bare_p(&gorilla), false),
+        (
+            "a stranger relaying",
+            task(&t, relayed).sign_with_keys(&stranger).unwrap(),
+            false,
+        ),
+    ];
+    for (who, event, ok) in cases {
+        let got = may_publish_task(&event, &owner.public_key(), &brains);
+        assert_eq!(got.is_ok(), ok, "{who}: {got:?}");
+    }
+}

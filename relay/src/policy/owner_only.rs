@@ -1,8 +1,9 @@
 //! Kinds with a narrower author: tasks (4360) from the owner or a brain, the roster (34364) from
 //! the owner alone (`blocked:`).
 //!
-//! A brain may publish a task only on the owner's behalf (a DM'd task, an accepted suggestion);
-//! that finer rule needs the referenced events and is enforced by the fold, not here.
+//! A brain may publish a task only on the owner's behalf: gorilla a DM'd task, triceratops an
+//! accepted suggestion, each tagging the owner and its source
+//! ([`soul_kinds::may_publish_task`], which the brains apply again before debating).
 
 use soul_kinds::{Role, SoulKind};
 
@@ -31,7 +32,13 @@ impl Check for OwnerOnlyCheck {
         let roster = self.roster.current()?;
         match (kind, standing(&roster, &a.event.pubkey)) {
             (_, Standing::Owner) => Ok(()),
-            (Some(SoulKind::Task), Standing::Member(Role::Brain)) => Ok(()),
+            (Some(SoulKind::Task), Standing::Member(Role::Brain)) => {
+                let brains = roster.brains().ok_or_else(|| {
+                    Reject::new(Prefix::Blocked, "the roster names no three brains")
+                })?;
+                soul_kinds::may_publish_task(a.event, &roster.owner, &brains)
+                    .map_err(|why| Reject::new(Prefix::Blocked, why))
+            }
             (Some(SoulKind::Task), _) => Err(Reject::new(
                 Prefix::Blocked,
                 "tasks (kind 4360) come only from the town's owner, or from a brain relaying the owner",

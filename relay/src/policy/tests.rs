@@ -26,7 +26,9 @@ fn town(limits: Option<RateLimits>) -> Town {
         town: "t".into(),
         owner: owner.public_key(),
         members: vec![
-            member(&brain, "panda", Role::Brain),
+            member(&Keys::generate(), "panda", Role::Brain),
+            member(&brain, "gorilla", Role::Brain),
+            member(&Keys::generate(), "triceratops", Role::Brain),
             member(&resident, "hana", Role::Resident),
         ],
     };
@@ -75,10 +77,17 @@ fn chain_table() {
             .sign_with_keys(k)
             .unwrap()
     };
+    // Gorilla relaying the owner's DM: `p` the owner, `e` the DM.
+    let relayed = EventBuilder::new(Kind::Custom(4360), "{}")
+        .tag(Tag::public_key(t.owner.public_key()))
+        .tag(Tag::event(nostr::EventId::all_zeros()))
+        .sign_with_keys(&t.brain)
+        .unwrap();
     let stranger = Keys::generate();
     let cases: Vec<(&str, nostr::Event, Option<Prefix>)> = vec![
         ("owner's task", task(&t.owner), None),
-        ("brain's task", task(&t.brain), None),
+        ("gorilla relaying the owner's DM", relayed, None),
+        ("gorilla's own task", task(&t.brain), Some(Prefix::Blocked)),
         ("resident's task", task(&t.resident), Some(Prefix::Blocked)),
         ("stranger's task", task(&stranger), Some(Prefix::Blocked)),
         ("owner's roster", roster(&t.owner), None),

@@ -79,11 +79,11 @@ impl Debates {
             .map(|e| e.created_at)
     }
 
-    /// Whether the task came from `owner`, or from a brain relaying the owner (`p` owner tag).
+    /// Whether the task came from `owner`, or from a brain allowed to relay it
+    /// ([`soul_kinds::may_publish_task`]).
     pub fn from_owner(&self, id: &EventId, owner: &PublicKey, brains: &Brains) -> bool {
-        self.tasks.get(id).is_some_and(|t| {
-            t.pubkey == *owner
-                || (brains.contains(&t.pubkey) && t.tags.public_keys().any(|p| p == owner))
-        })
+        self.tasks
+            .get(id)
+            .is_some_and(|t| soul_kinds::may_publish_task(t, owner, brains).is_ok())
     }
 }
