@@ -372,7 +372,18 @@ async fn soul_evaluate_makes_each_brain_score_the_other_two() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let evals = wait_for(&c, Filter::new().kind(SoulKind::Evaluation.kind()), 6).await;
+    // Only the requested cycle: at x60 the 6-hourly schedule also comes round every 6 real
+    // minutes, and a scheduled cycle may land during the test.
+    let manual = |e: &Event| parse::<Evaluation>(e).is_ok_and(|v| v.cycle.starts_with("manual-"));
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let evals = loop {
+        let all = wait_for(&c, Filter::new().kind(SoulKind::Evaluation.kind()), 6).await;
+        let evals: Vec<Event> = all.into_iter().filter(manual).collect();
+        if evals.len() >= 6 || tokio::time::Instant::now() > deadline {
+            break evals;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
     assert_eq!(evals.len(), 6, "3 brains x 2 targets");
     for e in evals.iter() {
         assert!(
