@@ -197,6 +197,7 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Link
             .min(Duration::from_secs(1)),
     );
     let mut done_manual = 0;
+    let mut unfinished: Vec<String> = Vec::new();
     loop {
         let next_cycle = next_scheduled(&setup);
         let cycle_due = tokio::time::sleep(
@@ -255,7 +256,10 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Link
         if let Err(e) = restart::answer(&ctx, &view.restarts, &mut view.debates).await {
             tracing::warn!(brain = %name, "restart protocol step failed: {e}");
         }
-        let mut cycles: Vec<String> = view.manual_cycles[done_manual..].to_vec();
+        // Cycles that failed (a publish refused or timed out) are tried again on the next
+        // turn; run_cycle skips the targets already evaluated, so a retry never doubles one.
+        let mut cycles: Vec<String> = std::mem::take(&mut unfinished);
+        cycles.extend_from_slice(&view.manual_cycles[done_manual..]);
         done_manual = view.manual_cycles.len();
         cycles.extend(scheduled);
         for cycle in cycles {
@@ -268,7 +272,8 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Link
             )
             .await
             {
-                tracing::warn!(brain = %name, cycle, "evaluation failed: {e}");
+                tracing::warn!(brain = %name, cycle, "evaluation failed, trying again: {e}");
+                unfinished.push(cycle);
             }
         }
         let mut retuned = None;
