@@ -133,6 +133,13 @@ pub async fn record(
         fallback: d.thought.fallback.clone(),
         verdict_event: event_id.map(|id| id.to_hex()),
     };
-    karma.record_audit(&row)?;
+    // SQLite I/O off the async workers: a thousand residents' posts are audited.
+    let karma = karma.clone();
+    match tokio::task::spawn_blocking(move || karma.record_audit(&row)).await {
+        Ok(written) => {
+            written?;
+        }
+        Err(e) => tracing::warn!("audit row not written: its writer stopped: {e}"),
+    }
     Ok(published?.id)
 }

@@ -90,6 +90,12 @@ impl Karma {
         if path.as_os_str() != ":memory:" {
             conn.pragma_update(None, "journal_mode", "WAL")
                 .map_err(sql)?;
+            // In WAL mode NORMAL syncs at checkpoints, not at every commit: a crash of the
+            // process loses nothing, a power cut at most the last commits, and everything here
+            // is either rebuildable from the relay's events (lessons, verdicts) or bookkeeping.
+            // FULL paid one fsync per audit row, i.e. per resident post.
+            conn.pragma_update(None, "synchronous", "NORMAL")
+                .map_err(sql)?;
         }
         migrate(&mut conn, &path)?;
         Ok(Self {
