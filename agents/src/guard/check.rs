@@ -82,6 +82,23 @@ impl Verdict {
         }
     }
 
+    /// What settles a CONFIRM: the owner's clear yes allows, anything else blocks.
+    pub fn owner_answered(yes: bool) -> Self {
+        if yes {
+            Self::new(
+                GuardAction::Allow,
+                Check::OwnerConfirmed,
+                "the owner confirmed",
+            )
+        } else {
+            Self::new(
+                GuardAction::Block,
+                Check::OwnerDeclined,
+                "the owner did not confirm (no, unclear, or no answer in time)",
+            )
+        }
+    }
+
     fn confirm(check: Check, reason: impl Into<String>, question: String, double: bool) -> Self {
         Self {
             question: Some(question),

@@ -20,7 +20,7 @@ use soul_kinds::{parse, AuditVerdict, BrainName, GuardAction, Opinion, SoulKind,
 use super::restart;
 use super::step::Ctx;
 use crate::audit::{self, Decision};
-use crate::guard::{self, Access, Answer, Check, Verdict};
+use crate::guard::{self, Access, Answer, Verdict};
 use crate::link::LinkError;
 use crate::mind::{ActAsk, Proposal, Shape, Thought, ToolCall};
 
@@ -89,26 +89,7 @@ pub(super) async fn pass(
                         .unwrap_or_else(|p| p.into_inner())
                         .remove(&key);
                     let yes = a == Answer::Yes;
-                    let verdict = Verdict {
-                        action: if yes {
-                            GuardAction::Allow
-                        } else {
-                            GuardAction::Block
-                        },
-                        check: if yes {
-                            Check::OwnerConfirmed
-                        } else {
-                            Check::OwnerDeclined
-                        },
-                        reason: if yes {
-                            "the owner confirmed".into()
-                        } else {
-                            "the owner did not confirm (no, unclear, or no answer in time)".into()
-                        },
-                        question: None,
-                        double: false,
-                        modified: None,
-                    };
+                    let verdict = Verdict::owner_answered(yes);
                     let (thought, _) = propose(ctx, state).await;
                     record(
                         ctx,

@@ -15,7 +15,7 @@ use soul_kinds::GuardAction;
 
 use crate::audit::{self, Decision};
 use crate::dm::Message;
-use crate::guard::{self, Access, Answer, Check, Verdict};
+use crate::guard::{self, Access, Answer, Verdict};
 use crate::host::Identity;
 use crate::mind::{Proposal, Shape, Thought, ToolCall};
 use crate::roles::RoleCtx;
@@ -124,26 +124,7 @@ pub async fn judge(
             )
             .await;
             let yes = answer == Answer::Yes;
-            let settled = Verdict {
-                action: if yes {
-                    GuardAction::Allow
-                } else {
-                    GuardAction::Block
-                },
-                check: if yes {
-                    Check::OwnerConfirmed
-                } else {
-                    Check::OwnerDeclined
-                },
-                reason: if yes {
-                    "the owner confirmed".into()
-                } else {
-                    "the owner did not confirm (no, unclear, or no answer in time)".into()
-                },
-                question: None,
-                double: false,
-                modified: None,
-            };
+            let settled = Verdict::owner_answered(yes);
             let said = settled.reason.clone();
             let recorded = record(ctx, me, m, &thought, &settled, None, said, started).await;
             match (yes, recorded) {
