@@ -71,7 +71,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    fn new(action: GuardAction, check: Check, reason: impl Into<String>) -> Self {
+    pub(crate) fn new(action: GuardAction, check: Check, reason: impl Into<String>) -> Self {
         Self {
             action,
             check,

@@ -38,28 +38,18 @@ impl Guardian {
     ) -> (Verdict, Option<Access>) {
         let mut verdict = match &thought.value.shape {
             Shape::Tool(_) => judge(&thought.value, &self.rules, soul_karma::now_secs()),
-            _ => Verdict {
-                action: GuardAction::Block,
-                check: Check::Consistency,
-                reason: format!("the mind proposed no action: {}", thought.value.summary()),
-                question: None,
-                double: false,
-                modified: None,
-            },
+            _ => Verdict::new(
+                GuardAction::Block,
+                Check::Consistency,
+                format!("the mind proposed no action: {}", thought.value.summary()),
+            ),
         };
         if verdict.action == GuardAction::Block {
             return (verdict, None);
         }
         let access = self.gate.check(actor, tool);
         if let Access::Denied(why) = &access {
-            verdict = Verdict {
-                action: GuardAction::Block,
-                check: Check::Authorization,
-                reason: why.clone(),
-                question: None,
-                double: false,
-                modified: None,
-            };
+            verdict = Verdict::new(GuardAction::Block, Check::Authorization, why.clone());
         }
         (verdict, Some(access))
     }

@@ -53,24 +53,10 @@ impl Mind for BuiltIn {
     }
 
     fn propose<'a>(&'a self, ask: &'a ActAsk<'a>) -> BoxFuture<'a, Thought<Proposal>> {
-        Box::pin(async move {
-            Thought {
-                value: ask.default.clone(),
-                mind: LABEL.into(),
-                fallback: None,
-                millis: 0,
-            }
-        })
+        Box::pin(async move { Thought::instant(LABEL, ask.default.clone()) })
     }
 
     fn distil<'a>(&'a self, ask: &'a DistilAsk<'a>) -> BoxFuture<'a, Option<Thought<Distilled>>> {
-        Box::pin(async move {
-            Some(Thought {
-                value: Self::distil_now(ask),
-                mind: LABEL.into(),
-                fallback: None,
-                millis: 0,
-            })
-        })
+        Box::pin(async move { Some(Thought::instant(LABEL, Self::distil_now(ask))) })
     }
 }

@@ -104,6 +104,19 @@ pub struct Thought<T> {
     pub millis: u64,
 }
 
+impl<T> Thought<T> {
+    /// A thought that took no time: the built-in mind's ready answer, or a proposal made by
+    /// fixed code (`mind` says which: a command, a reviewed draft).
+    pub fn instant(mind: &str, value: T) -> Self {
+        Self {
+            value,
+            mind: mind.into(),
+            fallback: None,
+            millis: 0,
+        }
+    }
+}
+
 /// A mind. Every role asks through this trait, so the built-in mind and a model are
 /// interchangeable, and a model that fails costs one decision's quality, never its safety.
 pub trait Mind: Send + Sync + std::fmt::Debug {

@@ -52,6 +52,24 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// One call of `tool`, with no question for the owner.
+    pub fn call(
+        tool: &str,
+        parameters: Map<String, Value>,
+        reasoning: String,
+        confidence: f64,
+    ) -> Self {
+        Self {
+            shape: Shape::Tool(vec![ToolCall {
+                tool: tool.to_owned(),
+                parameters,
+            }]),
+            reasoning,
+            confidence,
+            confirmation_question: None,
+        }
+    }
+
     /// The tools proposed (none for text and clarifications).
     pub fn tools(&self) -> &[ToolCall] {
         match &self.shape {

@@ -22,7 +22,7 @@ use super::step::Ctx;
 use crate::audit::{self, Decision};
 use crate::guard::{self, Access, Answer, Verdict};
 use crate::link::LinkError;
-use crate::mind::{ActAsk, Proposal, Shape, Thought, ToolCall};
+use crate::mind::{ActAsk, Proposal, Thought};
 
 /// What the execution may do now.
 pub(super) enum Pass {
@@ -288,15 +288,12 @@ async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String
         .as_ref()
         .map(|(_, d)| d.summary.clone())
         .unwrap_or_default();
-    let default = Proposal {
-        shape: Shape::Tool(vec![ToolCall {
-            tool: tool.into(),
-            parameters: params.as_object().cloned().unwrap_or_else(Map::new),
-        }]),
-        reasoning: format!("The brains approved \"{}\": {summary}", state.task.title),
+    let default = Proposal::call(
+        tool,
+        params.as_object().cloned().unwrap_or_else(Map::new),
+        format!("The brains approved \"{}\": {summary}", state.task.title),
         confidence,
-        confirmation_question: None,
-    };
+    );
     let mut context = vec![
         format!("task: {}", state.task.title),
         format!("description: {}", state.task.description),

@@ -17,7 +17,7 @@ use crate::audit::{self, Decision};
 use crate::dm::Message;
 use crate::guard::{self, Access, Answer, Verdict};
 use crate::host::Identity;
-use crate::mind::{Proposal, Shape, Thought, ToolCall};
+use crate::mind::{Proposal, Thought};
 use crate::roles::RoleCtx;
 
 /// The gate's action for every skill run (`rules/authorization.yaml`).
@@ -51,25 +51,13 @@ fn proposal(
     } else {
         "a brain relaying an approved decision"
     };
-    Thought {
-        value: Proposal {
-            shape: Shape::Tool(vec![ToolCall {
-                tool: skill.to_owned(),
-                parameters,
-            }]),
-            reasoning: format!(
-                "{who} commanded `run {skill}` by encrypted DM (message {})",
-                m.rumor_id
-            ),
-            // An explicit command, authorized before it got here: confidence is not the
-            // question, the registry and the patterns are.
-            confidence: 1.0,
-            confirmation_question: None,
-        },
-        mind: "command".into(),
-        fallback: None,
-        millis: 0,
-    }
+    let reasoning = format!(
+        "{who} commanded `run {skill}` by encrypted DM (message {})",
+        m.rumor_id
+    );
+    // An explicit command, authorized before it got here: confidence is not the question,
+    // the registry and the patterns are.
+    Thought::instant("command", Proposal::call(skill, parameters, reasoning, 1.0))
 }
 
 /// Judges the run of `skill` that `m` asks for; asks the owner when the guardian says CONFIRM

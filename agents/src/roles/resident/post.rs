@@ -15,7 +15,7 @@ use super::{memory, Setup};
 use crate::audit::{self, AuditError};
 use crate::host::Identity;
 use crate::link::{Link, LinkError};
-use crate::mind::{Proposal, Shape, Thought, ToolCall};
+use crate::mind::{Proposal, Thought};
 
 /// The gate's action for a post (`rules/authorization.yaml`).
 const POST_NOTE: &str = "post_note";
@@ -127,23 +127,14 @@ async fn guard(
     let started = Instant::now();
     let mut parameters = Map::new();
     parameters.insert("text".into(), json!(d.content));
-    let thought = Thought {
-        value: Proposal {
-            shape: Shape::Tool(vec![ToolCall {
-                tool: POST_NOTE.into(),
-                parameters,
-            }]),
-            reasoning: format!(
-                "the reviewer approved draft version {} and its posting time has come",
-                current.id
-            ),
-            confidence: 1.0,
-            confirmation_question: None,
-        },
-        mind: "reviewed draft".into(),
-        fallback: None,
-        millis: 0,
-    };
+    let reasoning = format!(
+        "the reviewer approved draft version {} and its posting time has come",
+        current.id
+    );
+    let thought = Thought::instant(
+        "reviewed draft",
+        Proposal::call(POST_NOTE, parameters, reasoning, 1.0),
+    );
     let (verdict, access) = setup
         .guardian
         .decide(&thought, POST_NOTE, &me.keys.public_key());
