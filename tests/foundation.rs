@@ -120,17 +120,7 @@ async fn up_publishes_every_agents_profile_relay_lists_and_heartbeat() {
     );
 
     // status --json has the contract's shape and sees every agent alive.
-    let out = soul()
-        .args(["status", "--json", "--relay", &up.url, "--town"])
-        .arg(&town.dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status = status_json(&town, &up.url);
     assert_eq!(status["owner"], roster.owner.to_hex());
     assert_eq!(status["agents"].as_array().unwrap().len(), members.len());
     for a in status["agents"].as_array().unwrap() {
@@ -445,17 +435,7 @@ async fn status_counts_every_task_past_the_relays_page_size() {
             .unwrap();
         send(&c, &e).await.expect("owner's task accepted");
     }
-    let out = soul()
-        .args(["status", "--json", "--relay", &relay.url, "--town"])
-        .arg(&town.dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status = status_json(&town, &relay.url);
     assert_eq!(status["tasks"]["discussing"], TASKS, "{}", status["tasks"]);
 }
 

@@ -217,6 +217,21 @@ pub fn town_path(t: &TestTown) -> &Path {
     &t.dir
 }
 
+/// `soul status --json` against `url`, parsed; panics with its stderr if it fails.
+pub fn status_json(town: &TestTown, url: &str) -> serde_json::Value {
+    let out = soul()
+        .args(["status", "--json", "--relay", url, "--town"])
+        .arg(&town.dir)
+        .output()
+        .expect("run soul status");
+    assert!(
+        out.status.success(),
+        "soul status: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("soul status --json prints JSON")
+}
+
 /// A medium-priority task titled `title`, signed by `owner` (not yet sent).
 pub fn owner_task(owner: &Keys, title: &str) -> Event {
     let t = soul_kinds::Task {
