@@ -17,13 +17,29 @@ pub(crate) const OPINION: &str = r#"{"output_type":"text_response","reasoning":{
 const ACT: &str = r#"{"output_type":"tool_call","reasoning":{"intent_understanding":"The decision approved the backup plan.","tool_selection_reason":"record_plan records what was decided."},"confidence":{"overall":0.9},"tool_calls":[{"tool_name":"record_plan","parameters":{}}]}"#;
 const DISTIL: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"A restart failed for lack of an answer.","no_tool_reason":"A lesson is words."},"confidence":{"overall":0.7},"text_response":"Check that the reporter answers before asking for its restart."}"#;
 
+pub(crate) const DRAFT: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"Carry on about the basil, cheerfully.","no_tool_reason":"A post is words."},"confidence":{"overall":0.8},"text_response":"SCRIPTED: three new leaves on the basil, and the tea tastes better beside it.","draft":{"topic":"basil"}}"#;
+pub(crate) const REVIEW: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"A post about a plant on a balcony.","no_tool_reason":"A review is a verdict."},"confidence":{"overall":0.9},"text_response":"SCRIPTED: a cheerful post about a plant.","review":{"verdict":"approved","rules":[]}}"#;
+const EVALUATION: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"Gorilla backed a task that failed and one that was rejected.","no_tool_reason":"An evaluation is scores."},"confidence":{"overall":0.7},"text_response":"SCRIPTED: gorilla backs too much too fast.","evaluation":{"scores":{"decision_quality":0.3,"collaboration":0.5,"effectiveness":0.2,"parameter_balance":0.5},"needs_retuning":true,"proposed_params":{"risk_tolerance":0.6,"innovation_weight":0.8,"safety_weight":0.45,"thoroughness":0.5,"consensus_flexibility":0.5}}}"#;
+
+/// Index of each ask's rule in [`valid`].
+const R_OPINION: usize = 0;
+const R_ACT: usize = 1;
+const R_DRAFT: usize = 3;
+const R_REVIEW: usize = 4;
+const R_EVALUATION: usize = 5;
+
 fn valid() -> Value {
     json!([
         {"match": "Give your opinion and vote", "replies": [reply(OPINION)]},
         {"match": "Carry out the decided task", "replies": [reply(ACT)]},
         {"match": "Distil one lesson", "replies": [reply(DISTIL)]},
+        {"match": "Write the post in", "replies": [reply(DRAFT)]},
+        {"match": "The word lists found nothing", "replies": [reply(REVIEW)]},
+        {"match": "Score it.", "replies": [reply(EVALUATION)]},
     ])
 }
+
+const MODEL: &str = "model:scripted";
 
 fn mind(url: &str, karma: &Karma, budget: u64) -> ModelMind {
     ModelMind::new(
@@ -67,14 +83,12 @@ async fn model_mind_conforms_and_every_call_carries_the_whole_context() {
     let karma = Karma::in_memory().unwrap();
     let m = mind(&server.url, &karma, 1_000_000);
     let labels = conformance::check(&m).await;
-    assert_eq!(
-        labels,
-        ["model:scripted", "model:scripted", "model:scripted"].map(String::from)
-    );
-    // Twice more: the same ask must produce the same request, nothing carried over.
+    // Every ask but the review of a draft the patterns already rejected goes to the model.
+    assert_eq!(labels, [MODEL; 6].map(String::from));
+    // Twice: the same ask must produce the same request, nothing carried over.
     conformance::check(&m).await;
     let reqs = server.requests();
-    assert_eq!(reqs.len(), 6, "{reqs:?}");
+    assert_eq!(reqs.len(), 12, "six asks, twice: {reqs:?}");
     for (path, body) in &reqs {
         assert_eq!(path, "/v1/chat/completions");
         assert_eq!(body["model"], "scripted");
@@ -109,7 +123,7 @@ async fn model_mind_conforms_and_every_call_carries_the_whole_context() {
         "the task is in the prompt"
     );
     assert!(opinion[1].1.contains("You are panda"));
-    assert_eq!(reqs[0].1, reqs[3].1, "the same ask sends the same request");
+    assert_eq!(reqs[0].1, reqs[6].1, "the same ask sends the same request");
     let act = messages(&reqs[1].1);
     assert!(
         act[0].1.contains("record_plan: record the decided plan"),
@@ -119,12 +133,119 @@ async fn model_mind_conforms_and_every_call_carries_the_whole_context() {
         act[1].1.contains("decision: approved 3-0"),
         "the context rebuilt from events"
     );
+    let draft = messages(&reqs[3].1);
+    for part in [
+        "You are Mia (mia)",
+        "Interests: basil, morning tea",
+        "carry on from your last post, about basil",
+        "Your last post (do not repeat it): Repotted the basil today.",
+        "Never use these words: tanaka",
+        "NG1: real people's names",
+        "in English, at most 280 characters",
+    ] {
+        assert!(draft[1].1.contains(part), "draft prompt lacks {part:?}");
+    }
+    assert!(
+        draft[0].1.contains("Verify that a backup restores"),
+        "karma in the draft prompt"
+    );
+    let review = messages(&reqs[4].1);
+    assert!(review[1]
+        .1
+        .contains("The basil on the balcony has three new leaves."));
+    assert!(review[1].1.contains("- NG6: unfit for a cheerful timeline"));
+    assert!(
+        !reqs
+            .iter()
+            .any(|(_, b)| b.to_string().contains("Had tea with Tanaka")),
+        "a draft the patterns rejected is not sent to the model"
+    );
+    let evaluation = messages(&reqs[5].1);
+    assert!(evaluation[1].1.contains("You are panda"));
+    assert!(evaluation[1]
+        .1
+        .contains("Evaluation cycle conformance-1: score gorilla"));
+    assert!(evaluation[1]
+        .1
+        .contains("- voted approve, outcome approved, status failed"));
     assert!(karma.fallbacks().unwrap().is_empty());
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     assert_eq!(
         karma.tokens_spent(&today).unwrap(),
-        600,
+        1200,
         "tokens are counted"
+    );
+}
+
+/// Runs the conformance asks with rule `at` answering `replies`; returns the labels and the
+/// fallback reasons recorded for `ask`.
+async fn check_with(at: usize, replies: Vec<Value>, ask: &str) -> ([String; 6], Vec<String>) {
+    let mut rules = valid();
+    rules.as_array_mut().unwrap()[at]["replies"] = Value::Array(replies);
+    let server = Scripted::start(rules);
+    let karma = Karma::in_memory().unwrap();
+    let labels = conformance::check(&mind(&server.url, &karma, 1_000_000)).await;
+    let reasons = karma
+        .fallbacks()
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.ask == ask)
+        .map(|f| f.reason)
+        .collect();
+    (labels, reasons)
+}
+
+#[tokio::test]
+async fn a_post_the_model_writes_against_the_rules_is_never_used() {
+    // The model names the very person a review quoted: the built-in writer stands in.
+    let naming = DRAFT.replace("three new leaves", "Tanaka says three new leaves");
+    let (labels, why) = check_with(R_DRAFT, vec![reply(&naming)], "draft").await;
+    assert_eq!(labels[3], "built-in");
+    assert!(
+        why[0].contains("breaks what the resident must avoid"),
+        "{why:?}"
+    );
+    // Written in the wrong language.
+    let japanese = DRAFT.replace(
+        "SCRIPTED: three new leaves on the basil",
+        "バジルに新しい葉",
+    );
+    let (labels, why) = check_with(R_DRAFT, vec![reply(&japanese)], "draft").await;
+    assert_eq!(labels[3], "built-in");
+    assert!(why[0].contains("language"), "{why:?}");
+    // No draft fields.
+    let bare = DRAFT.replace(r#","draft":{"topic":"basil"}"#, "");
+    let (labels, why) = check_with(R_DRAFT, vec![reply(&bare)], "draft").await;
+    assert_eq!(labels[3], "built-in");
+    assert!(why[0].contains("draft"), "{why:?}");
+}
+
+#[tokio::test]
+async fn the_model_may_reject_what_the_patterns_missed_but_only_under_a_real_rule() {
+    let stricter = REVIEW.replace(
+        r#""review":{"verdict":"approved","rules":[]}"#,
+        r#""review":{"verdict":"rejected","rules":["NG6"]}"#,
+    );
+    let (labels, why) = check_with(R_REVIEW, vec![reply(&stricter)], "review").await;
+    assert_eq!((labels[4].as_str(), why.len()), (MODEL, 0));
+    let invented = stricter.replace("NG6", "NG99");
+    let (labels, why) = check_with(R_REVIEW, vec![reply(&invented)], "review").await;
+    assert_eq!(labels[4], "built-in");
+    assert!(why[0].contains("does not exist: NG99"), "{why:?}");
+}
+
+#[tokio::test]
+async fn an_evaluation_out_of_bounds_falls_back() {
+    let wild = EVALUATION.replace(r#""risk_tolerance":0.6"#, r#""risk_tolerance":1.6"#);
+    let (labels, why) = check_with(R_EVALUATION, vec![reply(&wild)], "evaluation").await;
+    assert_eq!(labels[5], "built-in");
+    assert!(why[0].contains("proposed_params"), "{why:?}");
+    let no_params = EVALUATION.replace(r#","proposed_params":{"risk_tolerance":0.6,"innovation_weight":0.8,"safety_weight":0.45,"thoroughness":0.5,"consensus_flexibility":0.5}"#, "");
+    let (labels, why) = check_with(R_EVALUATION, vec![reply(&no_params)], "evaluation").await;
+    assert_eq!(labels[5], "built-in");
+    assert!(
+        why[0].contains("needs_retuning without proposed_params"),
+        "{why:?}"
     );
 }
 
@@ -132,7 +253,7 @@ async fn model_mind_conforms_and_every_call_carries_the_whole_context() {
 /// and returns (who answered the opinion, its fallback reason, requests made for it).
 async fn opinion_with(replies: Vec<Value>, budget: u64) -> (String, Vec<String>, usize) {
     let mut rules = valid();
-    rules.as_array_mut().unwrap()[0]["replies"] = Value::Array(replies);
+    rules.as_array_mut().unwrap()[R_OPINION]["replies"] = Value::Array(replies);
     let server = Scripted::start(rules);
     let karma = Karma::in_memory().unwrap();
     let m = mind(&server.url, &karma, budget);
@@ -201,14 +322,15 @@ async fn a_429_waits_and_then_the_answer_is_used() {
 
 #[tokio::test]
 async fn the_daily_token_budget_stops_the_model() {
-    // 100 tokens per answer, 150 a day: the opinion and the proposal spend it, the lesson does not run.
+    // 100 tokens per answer, 150 a day: the opinion and the proposal spend it; the lesson is
+    // deferred and the rest is thought by the built-in mind without a call.
     let server = Scripted::start(valid());
     let karma = Karma::in_memory().unwrap();
     let m = mind(&server.url, &karma, 150);
     let labels = conformance::check(&m).await;
     assert_eq!(
         labels,
-        ["model:scripted", "model:scripted", "deferred"].map(String::from)
+        [MODEL, MODEL, "deferred", "built-in", "built-in", "built-in"].map(String::from)
     );
     assert_eq!(server.requests().len(), 2);
     let why = karma.fallbacks().unwrap();
@@ -223,14 +345,14 @@ async fn the_daily_token_budget_stops_the_model() {
 async fn an_invented_tool_is_never_proposed_and_ollama_is_spoken_too() {
     let invented = ACT.replace("record_plan", "wire_money");
     let mut rules = valid();
-    rules.as_array_mut().unwrap()[1]["replies"] = json!([reply(&invented)]);
+    rules.as_array_mut().unwrap()[R_ACT]["replies"] = json!([reply(&invented)]);
     let server = Scripted::start(rules);
     let karma = Karma::in_memory().unwrap();
     let m = mind(&server.ollama_url(), &karma, 1_000_000);
     let labels = conformance::check(&m).await;
     assert_eq!(
         labels,
-        ["model:scripted", "built-in", "model:scripted"].map(String::from)
+        [MODEL, "built-in", MODEL, MODEL, MODEL, MODEL].map(String::from)
     );
     let reqs = server.requests();
     assert!(

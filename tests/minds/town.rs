@@ -1,16 +1,19 @@
 //! A whole town thinking with a model (`soul up --llm`): the model's opinions reach the relay,
 //! triceratops's execution passes the guardian, CONFIRM asks the owner by DM, and each guarded
-//! decision leaves one verdict event and one audit row.
+//! decision leaves one verdict event and one audit row; residents write and the reviewer judges
+//! with the model too, and a post the model writes wrong is never used.
 
 use std::time::Duration;
 
 use nostr_sdk::prelude::*;
 use serde_json::json;
 use soul_kinds::content::task;
-use soul_kinds::{parse, AuditVerdict, ExecStatus, Execution, Opinion, Priority, SoulKind, Task};
+use soul_kinds::{
+    parse, AuditVerdict, Draft, ExecStatus, Execution, Opinion, Priority, Review, SoulKind, Task,
+};
 
 use super::scripted::{reply, Scripted};
-use super::OPINION;
+use super::{DRAFT, OPINION, REVIEW};
 use crate::util::{client, send, wait_for, TestTown, PATIENCE};
 
 /// The proposal to execute, at a confidence the guardian confirms with the owner (0.5–0.7).
@@ -161,4 +164,81 @@ async fn an_unclear_answer_is_a_no() {
     );
     assert_eq!(status, ExecStatus::Failed);
     assert_eq!(karma.audit_for(&decision).unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn residents_write_and_the_reviewer_judges_with_the_model() {
+    let server = Scripted::start(json!([
+        {"match": "Write the post in", "replies": [reply(DRAFT)]},
+        {"match": "The word lists found nothing", "replies": [reply(REVIEW)]},
+    ]));
+    let town = TestTown::new();
+    let soul = town.up(&["--speed", "60", "--llm", &server.url, "--model", "scripted"]);
+    let c = client(&soul.url, None).await;
+    // The model's review of the model's draft: both reached the relay through `--llm`.
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let reviews = c
+            .fetch_events(
+                Filter::new().kind(SoulKind::Review.kind()),
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        let by_model = reviews
+            .iter()
+            .filter_map(|e| parse::<Review>(e).ok())
+            .filter(|r| r.reason.starts_with("SCRIPTED:"))
+            .count();
+        if by_model >= 4 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the model reviewed {by_model} drafts, not the English residents' four"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let drafts = c
+        .fetch_events(
+            Filter::new().kind(SoulKind::Draft.kind()),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    let by = |name: &str| -> Vec<String> {
+        let pk = town.keys(name).public_key();
+        drafts
+            .iter()
+            .filter(|e| e.pubkey == pk)
+            .filter_map(|e| parse::<Draft>(e).ok())
+            .map(|d| d.content)
+            .collect()
+    };
+    assert!(
+        by("mia").iter().any(|t| t.starts_with("SCRIPTED:")),
+        "an English resident posts what the model wrote: {:?}",
+        by("mia")
+    );
+    // The model writes English: a Japanese resident's draft is the built-in writer's.
+    let hana = by("hana");
+    assert!(
+        !hana.is_empty() && hana.iter().all(|t| !t.starts_with("SCRIPTED:")),
+        "{hana:?}"
+    );
+    soul.terminate();
+    let karma = soul_karma::Karma::open(&town.dir.join(soul_karma::FILE_NAME)).unwrap();
+    let why = karma.fallbacks().unwrap();
+    assert!(
+        why.iter()
+            .any(|f| f.ask == "draft" && f.agent == "hana" && f.reason.contains("language")),
+        "the fallback is recorded: {why:?}"
+    );
+    let asked = server.requests();
+    assert!(
+        asked
+            .iter()
+            .any(|(_, b)| b.to_string().contains("(hana), a resident of the town")),
+        "every resident asks the model"
+    );
 }

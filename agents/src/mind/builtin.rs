@@ -3,8 +3,15 @@
 
 use std::time::Instant;
 
-use super::{brain, ActAsk, BoxFuture, DistilAsk, Distilled, Mind, OpinionAsk, Proposal, Thought};
-use soul_kinds::Opinion;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::writer::{self, Written};
+use super::{
+    brain, ActAsk, BoxFuture, DistilAsk, Distilled, DraftAsk, EvaluationAsk, Mind, OpinionAsk,
+    Proposal, ReviewAsk, Thought,
+};
+use soul_kinds::{Evaluation, Opinion, Review};
 
 /// The built-in mind.
 #[derive(Debug, Clone, Copy, Default)]
@@ -32,6 +39,30 @@ impl BuiltIn {
             weight: 60,
         }
     }
+
+    /// The post the built-in writer makes of the ask, from its seed.
+    pub fn draft_now(ask: &DraftAsk<'_>) -> Option<Written> {
+        let mut rng = ChaCha8Rng::seed_from_u64(ask.seed);
+        writer::write(&ask.input, &mut rng, ask.accept)
+    }
+
+    /// The built-in review is the patterns' verdict: the built-in mind has no judgement of its
+    /// own beyond the NG rules.
+    pub fn review_now(ask: &ReviewAsk<'_>) -> Review {
+        ask.found.clone()
+    }
+
+    /// The evaluation from the target's record (see [`brain::evaluate`]).
+    pub fn evaluate_now(ask: &EvaluationAsk<'_>) -> Evaluation {
+        brain::evaluate(
+            ask.evaluator,
+            ask.evaluator_params,
+            ask.target,
+            ask.target_params,
+            ask.cycle,
+            ask.history,
+        )
+    }
 }
 
 impl Mind for BuiltIn {
@@ -58,5 +89,26 @@ impl Mind for BuiltIn {
 
     fn distil<'a>(&'a self, ask: &'a DistilAsk<'a>) -> BoxFuture<'a, Option<Thought<Distilled>>> {
         Box::pin(async move { Some(Thought::instant(LABEL, Self::distil_now(ask))) })
+    }
+
+    fn draft<'a>(&'a self, ask: &'a DraftAsk<'a>) -> BoxFuture<'a, Thought<Option<Written>>> {
+        Box::pin(async move {
+            let start = Instant::now();
+            let value = Self::draft_now(ask);
+            Thought {
+                value,
+                mind: LABEL.into(),
+                fallback: None,
+                millis: start.elapsed().as_millis() as u64,
+            }
+        })
+    }
+
+    fn review<'a>(&'a self, ask: &'a ReviewAsk<'a>) -> BoxFuture<'a, Thought<Review>> {
+        Box::pin(async move { Thought::instant(LABEL, Self::review_now(ask)) })
+    }
+
+    fn evaluate<'a>(&'a self, ask: &'a EvaluationAsk<'a>) -> BoxFuture<'a, Thought<Evaluation>> {
+        Box::pin(async move { Thought::instant(LABEL, Self::evaluate_now(ask)) })
     }
 }

@@ -1,11 +1,15 @@
 //! Minds: what turns what an agent reads into what it proposes (DESIGN §5). Rules decide.
 //!
 //! One [`Mind`] trait, two minds: [`BuiltIn`] (deterministic, offline: the brains' built-in
-//! mind in [`brain`]) and [`ModelMind`] (a model server, OpenAI-compatible or Ollama, with the
-//! built-in mind standing in whenever the model's answer cannot be used).
+//! mind in [`brain`], the residents' writer in [`writer`]) and [`ModelMind`] (a model server,
+//! OpenAI-compatible or Ollama, with the built-in mind standing in whenever the model's answer
+//! cannot be used). Every role thinks through it: a brain's opinions and evaluations,
+//! triceratops's and the executor's proposals to act, a resident's posts, the reviewer's
+//! judgement beyond the NG patterns, and the lessons distilled from what went wrong.
 //!
 //! # Layout
 //! - [`brain`]: the built-in deterministic mind of panda, gorilla and triceratops.
+//! - [`writer`]: the built-in writer of the residents' posts.
 //! - [`builtin`]: [`BuiltIn`], the trait over it.
 //! - [`model`]: [`ModelMind`]: prompt (Soul > Skills > Karma), HTTP, retries, budget, fallback.
 //! - [`schema`]: the strict output schema every model answer is parsed into.
@@ -33,11 +37,11 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use soul_kinds::Opinion;
+use soul_kinds::{BrainName, Evaluation, Opinion, Params, Review};
 
 pub use builtin::BuiltIn;
 pub use model::{ModelConfig, ModelMind};
-pub use schema::{MindOutput, Proposal, SchemaError, Shape, ToolCall};
+pub use schema::{MindOutput, Proposal, SchemaError, Shape, ToolCall, Want};
 pub use setup::{LlmChoice, Minds};
 
 /// A boxed future, so that minds can be `dyn Mind`.
@@ -78,6 +82,72 @@ pub struct DistilAsk<'a> {
     pub kind: &'a str,
     /// Its log.
     pub log: &'a str,
+}
+
+/// A resident asked for its next post.
+pub struct DraftAsk<'a> {
+    /// The resident.
+    pub agent: &'a str,
+    /// Its profile, mood, the hour and what the post is about.
+    pub input: writer::Input<'a>,
+    /// The built-in writer's random source (the same seed gives the same post).
+    pub seed: u64,
+    /// Relevant lessons (rejected drafts, the town's and its own).
+    pub lessons: &'a [String],
+    /// The NG rules as the prompt lists them (`NG1: real people's names — …`).
+    pub rules: &'a [String],
+    /// Words the post must not contain (what reviews and lessons quoted).
+    pub avoid: &'a [String],
+    /// The last post, which the new one must not repeat.
+    pub last_post: Option<&'a str>,
+    /// The role's own check on a post: the rules its last draft broke, the avoided words, not
+    /// like the last post. A post that fails it is never used, whichever mind wrote it.
+    pub accept: &'a (dyn Fn(&str) -> bool + Send + Sync),
+}
+
+impl std::fmt::Debug for DraftAsk<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DraftAsk")
+            .field("agent", &self.agent)
+            .field("source", &self.input.source)
+            .field("seed", &self.seed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The reviewer asked about a draft. The NG patterns have already judged it (`found`): a
+/// rejection by the patterns stands whatever a mind thinks, so a mind can only be stricter.
+#[derive(Debug, Clone)]
+pub struct ReviewAsk<'a> {
+    /// The reviewer.
+    pub agent: &'a str,
+    /// The draft's text.
+    pub text: &'a str,
+    /// The NG rules: (id, "name — description").
+    pub rules: &'a [(String, String)],
+    /// What the patterns found.
+    pub found: &'a Review,
+}
+
+/// A brain asked to score another for an evaluation cycle.
+#[derive(Debug, Clone, Copy)]
+pub struct EvaluationAsk<'a> {
+    /// The evaluating agent.
+    pub agent: &'a str,
+    /// Who evaluates, with its params.
+    pub evaluator: BrainName,
+    /// The evaluator's params.
+    pub evaluator_params: &'a Params,
+    /// Who is evaluated.
+    pub target: BrainName,
+    /// The target's params.
+    pub target_params: &'a Params,
+    /// The cycle.
+    pub cycle: &'a str,
+    /// The target's record on decided tasks.
+    pub history: &'a [brain::evaluate::TaskRecord],
+    /// Relevant lessons (earlier retunes).
+    pub lessons: &'a [String],
 }
 
 /// A lesson distilled from a log.
@@ -129,6 +199,16 @@ pub trait Mind: Send + Sync + std::fmt::Debug {
     /// A lesson from a job's log; `None` when this mind could not distil it now (the log stays
     /// for deferred distillation).
     fn distil<'a>(&'a self, ask: &'a DistilAsk<'a>) -> BoxFuture<'a, Option<Thought<Distilled>>>;
+    /// A resident's next post; `None` when nothing passes the ask's check (the resident tries
+    /// again later).
+    fn draft<'a>(
+        &'a self,
+        ask: &'a DraftAsk<'a>,
+    ) -> BoxFuture<'a, Thought<Option<writer::Written>>>;
+    /// The review of a draft the NG patterns let through (or the patterns' own rejection).
+    fn review<'a>(&'a self, ask: &'a ReviewAsk<'a>) -> BoxFuture<'a, Thought<Review>>;
+    /// One brain's evaluation of another; retuning still needs two brains to agree.
+    fn evaluate<'a>(&'a self, ask: &'a EvaluationAsk<'a>) -> BoxFuture<'a, Thought<Evaluation>>;
 }
 
 /// A shared mind, as roles hold it.
@@ -140,10 +220,13 @@ pub const LESSONS_PER_ASK: usize = 3;
 /// The few most relevant live lessons for `task` (empty, logged, when karma cannot be read: a
 /// missing lesson weakens one opinion, it must not stop the debate).
 pub fn lessons_for(karma: &soul_karma::Karma, task: &soul_kinds::Task) -> Vec<String> {
-    match karma.relevant(
-        &format!("{} {}", task.title, task.description),
-        LESSONS_PER_ASK,
-    ) {
+    lessons_about(karma, &format!("{} {}", task.title, task.description))
+}
+
+/// The few most relevant live lessons for `text` (full-text ranking; empty, logged, when karma
+/// cannot be read).
+pub fn lessons_about(karma: &soul_karma::Karma, text: &str) -> Vec<String> {
+    match karma.relevant(text, LESSONS_PER_ASK) {
         Ok(rows) => rows.into_iter().map(|l| l.lesson).collect(),
         Err(e) => {
             tracing::warn!("karma not read: {e}");

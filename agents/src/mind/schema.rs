@@ -3,11 +3,14 @@
 //! A model's answer is parsed into [`MindOutput`] or refused: unknown fields, a missing required
 //! field, a confidence outside 0–1, reasoning under 20 characters, an empty tool list — each is
 //! a [`SchemaError`] naming the field, and the answer is never executed (DESIGN §5). Three
-//! shapes: `tool_call`, `text_response`, `clarification_needed`; a debate opinion adds `vote`.
+//! shapes: `tool_call`, `text_response`, `clarification_needed`. A role that needs more than
+//! words asks for one extra object on a `text_response` ([`Want`]): a debate opinion's `vote`,
+//! a resident's `draft`, a reviewer's `review`, a brain's `evaluation`. The extra asked for must
+//! be there, and no other.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use soul_kinds::Vote;
+use soul_kinds::{Params, ReviewVerdict, Scores, SoulContent, Vote};
 
 /// Fewest characters of reasoning a proposal must carry (seed 003 §4.7.2).
 pub const MIN_REASONING: usize = 20;
@@ -119,6 +122,53 @@ pub struct VoteFields {
     pub concerns: Vec<String>,
 }
 
+/// The draft fields of a resident's post (the post itself is the `text_response`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DraftFields {
+    /// What the post is about, a few words (kept for the next "continue").
+    pub topic: String,
+}
+
+/// The review fields of a reviewer's judgement (the reason is the `text_response`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewFields {
+    /// approved | rejected.
+    pub verdict: ReviewVerdict,
+    /// The NG rule ids a rejection cites.
+    #[serde(default)]
+    pub rules: Vec<String>,
+}
+
+/// The evaluation fields of one brain scoring another (the reason is the `text_response`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluationFields {
+    /// The four scores, each 0..=1.
+    pub scores: Scores,
+    /// Whether the target should retune.
+    pub needs_retuning: bool,
+    /// The params proposed for it, each 0..=1.
+    #[serde(default)]
+    pub proposed_params: Option<Params>,
+}
+
+/// Which extra object an ask wants on its `text_response`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// Nothing extra: a plain answer (a proposal to act, a lesson).
+    Plain,
+    /// A debate opinion's `vote`.
+    Vote,
+    /// A resident's `draft`.
+    Draft,
+    /// A reviewer's `review`.
+    Review,
+    /// A brain's `evaluation`.
+    Evaluation,
+}
+
 /// A parsed answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MindOutput {
@@ -126,6 +176,12 @@ pub struct MindOutput {
     pub proposal: Proposal,
     /// Present when the answer is a debate opinion.
     pub vote: Option<VoteFields>,
+    /// Present when the answer is a resident's post.
+    pub draft: Option<DraftFields>,
+    /// Present when the answer is a review.
+    pub review: Option<ReviewFields>,
+    /// Present when the answer is an evaluation.
+    pub evaluation: Option<EvaluationFields>,
 }
 
 /// Why an answer was refused.
@@ -171,6 +227,12 @@ struct Raw {
     options: Option<Vec<String>>,
     #[serde(default)]
     vote: Option<VoteFields>,
+    #[serde(default)]
+    draft: Option<DraftFields>,
+    #[serde(default)]
+    review: Option<ReviewFields>,
+    #[serde(default)]
+    evaluation: Option<EvaluationFields>,
 }
 
 #[derive(Deserialize, Default)]
@@ -218,8 +280,8 @@ fn unit(v: f64, name: &'static str) -> Result<f64, SchemaError> {
     }
 }
 
-/// Parses a model's answer. `want_vote`: the answer must carry `vote` (a debate opinion).
-pub fn parse_output(text: &str, want_vote: bool) -> Result<MindOutput, SchemaError> {
+/// Parses a model's answer; `want` names the extra object it must carry (and the only one).
+pub fn parse_output(text: &str, want: Want) -> Result<MindOutput, SchemaError> {
     let raw: Raw =
         serde_json::from_str(text.trim()).map_err(|e| SchemaError::Json(e.to_string()))?;
     let confidence = unit(raw.confidence.overall, "confidence.overall")?;
@@ -305,14 +367,27 @@ pub fn parse_output(text: &str, want_vote: bool) -> Result<MindOutput, SchemaErr
             format!("at least {MIN_REASONING} characters of reasoning are required"),
         ));
     }
-    if want_vote {
-        let v = raw
-            .vote
-            .as_ref()
-            .ok_or_else(|| field("vote", "a debate opinion needs a vote"))?;
-        if !matches!(shape, Shape::Text(_)) {
-            return Err(field("output_type", "a debate opinion is a text_response"));
+    let extras = [
+        ("vote", raw.vote.is_some(), Want::Vote),
+        ("draft", raw.draft.is_some(), Want::Draft),
+        ("review", raw.review.is_some(), Want::Review),
+        ("evaluation", raw.evaluation.is_some(), Want::Evaluation),
+    ];
+    for (name, present, wanted) in extras {
+        if present && want != wanted {
+            return Err(field(name, "not asked for"));
         }
+        if !present && want == wanted {
+            return Err(field(name, "required for this ask"));
+        }
+    }
+    if want != Want::Plain && !matches!(shape, Shape::Text(_)) {
+        return Err(field(
+            "output_type",
+            "an opinion, a draft, a review or an evaluation is a text_response",
+        ));
+    }
+    if let Some(v) = &raw.vote {
         if v.concerns.len() > 32 || v.concerns.iter().any(|c| c.chars().count() > 500) {
             return Err(field(
                 "vote.concerns",
@@ -321,6 +396,39 @@ pub fn parse_output(text: &str, want_vote: bool) -> Result<MindOutput, SchemaErr
         }
         if v.proposed_approach.chars().count() > 4000 {
             return Err(field("vote.proposed_approach", "at most 4000 characters"));
+        }
+    }
+    if let Some(d) = &raw.draft {
+        let n = d.topic.trim().chars().count();
+        if n == 0 || n > 64 {
+            return Err(field("draft.topic", "1..=64 characters"));
+        }
+    }
+    if let Some(r) = &raw.review {
+        if r.verdict == ReviewVerdict::Rejected && r.rules.is_empty() {
+            return Err(field("review.rules", "a rejection cites at least one rule"));
+        }
+        if r.verdict == ReviewVerdict::Approved && !r.rules.is_empty() {
+            return Err(field("review.rules", "an approval cites no rule"));
+        }
+    }
+    if let Some(e) = &raw.evaluation {
+        let s = &e.scores;
+        for (name, v) in [
+            ("evaluation.scores.decision_quality", s.decision_quality),
+            ("evaluation.scores.collaboration", s.collaboration),
+            ("evaluation.scores.effectiveness", s.effectiveness),
+            ("evaluation.scores.parameter_balance", s.parameter_balance),
+        ] {
+            unit(v, name)?;
+        }
+        if let Some(p) = &e.proposed_params {
+            p.validate().map_err(|err| {
+                field(
+                    "evaluation.proposed_params",
+                    format!("{}: {}", err.field, err.reason),
+                )
+            })?;
         }
     }
     if raw.needs_confirmation == Some(true) && raw.confirmation_question.is_none() {
@@ -337,5 +445,8 @@ pub fn parse_output(text: &str, want_vote: bool) -> Result<MindOutput, SchemaErr
             confirmation_question: raw.confirmation_question,
         },
         vote: raw.vote,
+        draft: raw.draft,
+        review: raw.review,
+        evaluation: raw.evaluation,
     })
 }

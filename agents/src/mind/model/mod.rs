@@ -18,11 +18,15 @@ use std::time::Instant;
 
 use soul_karma::usage::Fallback;
 use soul_karma::Karma;
-use soul_kinds::{Opinion, SoulContent};
+use soul_kinds::{Evaluation, Opinion, Review, ReviewVerdict, SoulContent};
 
-use super::builtin::BuiltIn;
-use super::schema::{parse_output, MindOutput, Shape};
-use super::{ActAsk, BoxFuture, DistilAsk, Distilled, Mind, OpinionAsk, Proposal, Thought};
+use super::builtin::{self, BuiltIn};
+use super::schema::{parse_output, MindOutput, Shape, Want};
+use super::writer::{self, Written};
+use super::{
+    ActAsk, BoxFuture, DistilAsk, Distilled, DraftAsk, EvaluationAsk, Mind, OpinionAsk, Proposal,
+    ReviewAsk, Thought,
+};
 pub use wire::{Api, Retry};
 
 /// Where the model is and how it is used.
@@ -69,11 +73,7 @@ impl ModelMind {
     }
 
     /// One stateless ask: budget, call with retries, spend, parse.
-    async fn ask(
-        &self,
-        messages: &[prompt::Message],
-        want_vote: bool,
-    ) -> Result<MindOutput, String> {
+    async fn ask(&self, messages: &[prompt::Message], want: Want) -> Result<MindOutput, String> {
         let today = Self::today();
         let spent = self.karma.tokens_spent(&today).map_err(|e| e.to_string())?;
         if spent >= self.cfg.daily_token_budget {
@@ -94,7 +94,7 @@ impl ModelMind {
         if let Err(e) = self.karma.spend_tokens(&today, reply.tokens) {
             tracing::warn!("cannot record token use: {e}");
         }
-        parse_output(&reply.text, want_vote).map_err(|e| format!("malformed answer: {e}"))
+        parse_output(&reply.text, want).map_err(|e| format!("malformed answer: {e}"))
     }
 
     fn fallback(&self, agent: &str, ask: &str, reason: &str) {
@@ -110,6 +110,98 @@ impl ModelMind {
             tracing::warn!("cannot record the fallback: {e}");
         }
     }
+
+    /// The model's answer when it is usable, else the built-in mind's, with the fallback
+    /// recorded (`ask` names the kind of ask in the record).
+    fn settle<T>(
+        &self,
+        agent: &str,
+        ask: &str,
+        got: Result<T, String>,
+        start: Instant,
+        built_in: impl FnOnce() -> T,
+    ) -> Thought<T> {
+        let millis = start.elapsed().as_millis() as u64;
+        match got {
+            Ok(value) => Thought {
+                value,
+                mind: self.label(),
+                fallback: None,
+                millis,
+            },
+            Err(reason) => {
+                self.fallback(agent, ask, &reason);
+                Thought {
+                    value: built_in(),
+                    mind: builtin::LABEL.into(),
+                    fallback: Some(reason),
+                    millis,
+                }
+            }
+        }
+    }
+}
+
+/// The reason a text answer carries, for the roles that publish one.
+fn text_of(out: &MindOutput) -> Result<String, String> {
+    match &out.proposal.shape {
+        Shape::Text(t) => Ok(t.trim().to_owned()),
+        _ => Err("the answer must be a text_response".into()),
+    }
+}
+
+fn to_draft(out: MindOutput, ask: &DraftAsk<'_>) -> Result<Written, String> {
+    let text = text_of(&out)?;
+    let topic = out.draft.ok_or("no draft")?.topic.trim().to_owned();
+    let max = ask.input.common.max_post_chars;
+    if text.is_empty() || text.chars().count() > max {
+        return Err(format!("the post must be 1..={max} characters"));
+    }
+    if !writer::written_in(&text, ask.input.profile.language) {
+        return Err("the post is not in the resident's language".into());
+    }
+    if !(ask.accept)(&text) {
+        return Err("the post breaks what the resident must avoid (NG rules, quoted words, or it repeats the last post)".into());
+    }
+    Ok(Written { text, topic })
+}
+
+fn to_review(out: MindOutput, ask: &ReviewAsk<'_>) -> Result<Review, String> {
+    let reason = text_of(&out)?;
+    let fields = out.review.ok_or("no review")?;
+    if let Some(unknown) = fields
+        .rules
+        .iter()
+        .find(|r| !ask.rules.iter().any(|(id, _)| id == *r))
+    {
+        return Err(format!("cites an NG rule that does not exist: {unknown}"));
+    }
+    let review = Review {
+        verdict: fields.verdict,
+        reason,
+        rules: fields.rules,
+    };
+    review
+        .validate()
+        .map_err(|e| format!("malformed answer: {e}"))?;
+    Ok(review)
+}
+
+fn to_evaluation(out: MindOutput, ask: &EvaluationAsk<'_>) -> Result<Evaluation, String> {
+    let reason = text_of(&out)?;
+    let fields = out.evaluation.ok_or("no evaluation")?;
+    if fields.needs_retuning && fields.proposed_params.is_none() {
+        return Err("needs_retuning without proposed_params".into());
+    }
+    let e = Evaluation {
+        cycle: ask.cycle.to_owned(),
+        scores: fields.scores,
+        needs_retuning: fields.needs_retuning,
+        proposed_params: fields.proposed_params,
+        reason,
+    };
+    e.validate().map_err(|e| format!("malformed answer: {e}"))?;
+    Ok(e)
 }
 
 fn to_opinion(out: MindOutput, round: u8) -> Result<Opinion, String> {
@@ -139,27 +231,12 @@ impl Mind for ModelMind {
             let start = Instant::now();
             let messages = prompt::opinion(&self.cfg.soul, ask);
             let got = self
-                .ask(&messages, true)
+                .ask(&messages, Want::Vote)
                 .await
                 .and_then(|out| to_opinion(out, ask.brain.round.clamp(1, 3)));
-            let millis = start.elapsed().as_millis() as u64;
-            match got {
-                Ok(value) => Thought {
-                    value,
-                    mind: self.label(),
-                    fallback: None,
-                    millis,
-                },
-                Err(reason) => {
-                    self.fallback(ask.agent, "opinion", &reason);
-                    Thought {
-                        value: BuiltIn::opinion_now(ask),
-                        mind: super::builtin::LABEL.into(),
-                        fallback: Some(reason),
-                        millis,
-                    }
-                }
-            }
+            self.settle(ask.agent, "opinion", got, start, || {
+                BuiltIn::opinion_now(ask)
+            })
         })
     }
 
@@ -167,7 +244,7 @@ impl Mind for ModelMind {
         Box::pin(async move {
             let start = Instant::now();
             let messages = prompt::act(&self.cfg.soul, ask);
-            let got = self.ask(&messages, false).await.and_then(|out| {
+            let got = self.ask(&messages, Want::Plain).await.and_then(|out| {
                 // Skill existence validation (seed 002): a tool the model imagined is refused.
                 match out
                     .proposal
@@ -179,24 +256,7 @@ impl Mind for ModelMind {
                     None => Ok(out.proposal),
                 }
             });
-            let millis = start.elapsed().as_millis() as u64;
-            match got {
-                Ok(value) => Thought {
-                    value,
-                    mind: self.label(),
-                    fallback: None,
-                    millis,
-                },
-                Err(reason) => {
-                    self.fallback(ask.agent, "proposal", &reason);
-                    Thought {
-                        value: ask.default.clone(),
-                        mind: super::builtin::LABEL.into(),
-                        fallback: Some(reason),
-                        millis,
-                    }
-                }
-            }
+            self.settle(ask.agent, "proposal", got, start, || ask.default.clone())
         })
     }
 
@@ -204,17 +264,18 @@ impl Mind for ModelMind {
         Box::pin(async move {
             let start = Instant::now();
             let messages = prompt::distil(&self.cfg.soul, ask);
-            let got = self
-                .ask(&messages, false)
-                .await
-                .and_then(|out| match out.proposal.shape {
-                    Shape::Text(t) => Ok(Distilled {
-                        lesson: t.chars().take(4000).collect(),
-                        topic: ask.kind.chars().take(64).collect(),
-                        weight: (out.proposal.confidence * 100.0).round().clamp(1.0, 100.0) as u8,
-                    }),
-                    _ => Err("a lesson must be a text_response".into()),
-                });
+            let got =
+                self.ask(&messages, Want::Plain)
+                    .await
+                    .and_then(|out| match out.proposal.shape {
+                        Shape::Text(t) => Ok(Distilled {
+                            lesson: t.chars().take(4000).collect(),
+                            topic: ask.kind.chars().take(64).collect(),
+                            weight: (out.proposal.confidence * 100.0).round().clamp(1.0, 100.0)
+                                as u8,
+                        }),
+                        _ => Err("a lesson must be a text_response".into()),
+                    });
             match got {
                 Ok(value) => Some(Thought {
                     value,
@@ -228,6 +289,49 @@ impl Mind for ModelMind {
                     None
                 }
             }
+        })
+    }
+
+    fn draft<'a>(&'a self, ask: &'a DraftAsk<'a>) -> BoxFuture<'a, Thought<Option<Written>>> {
+        Box::pin(async move {
+            let start = Instant::now();
+            let messages = prompt::draft(&self.cfg.soul, ask);
+            let got = self
+                .ask(&messages, Want::Draft)
+                .await
+                .and_then(|out| to_draft(out, ask))
+                .map(Some);
+            self.settle(ask.agent, "draft", got, start, || BuiltIn::draft_now(ask))
+        })
+    }
+
+    fn review<'a>(&'a self, ask: &'a ReviewAsk<'a>) -> BoxFuture<'a, Thought<Review>> {
+        Box::pin(async move {
+            if ask.found.verdict == ReviewVerdict::Rejected {
+                // The patterns rejected it: that stands, and costs no tokens.
+                return Thought::instant(builtin::LABEL, ask.found.clone());
+            }
+            let start = Instant::now();
+            let messages = prompt::review(&self.cfg.soul, ask);
+            let got = self
+                .ask(&messages, Want::Review)
+                .await
+                .and_then(|out| to_review(out, ask));
+            self.settle(ask.agent, "review", got, start, || BuiltIn::review_now(ask))
+        })
+    }
+
+    fn evaluate<'a>(&'a self, ask: &'a EvaluationAsk<'a>) -> BoxFuture<'a, Thought<Evaluation>> {
+        Box::pin(async move {
+            let start = Instant::now();
+            let messages = prompt::evaluation(&self.cfg.soul, ask);
+            let got = self
+                .ask(&messages, Want::Evaluation)
+                .await
+                .and_then(|out| to_evaluation(out, ask));
+            self.settle(ask.agent, "evaluation", got, start, || {
+                BuiltIn::evaluate_now(ask)
+            })
         })
     }
 }

@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 
-use super::super::{ActAsk, DistilAsk, OpinionAsk};
+use super::super::writer::Source;
+use super::super::{ActAsk, DistilAsk, DraftAsk, EvaluationAsk, OpinionAsk, ReviewAsk};
+use crate::town::profile::Language;
 
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -25,6 +27,25 @@ Reasoning must total at least 20 characters. No other fields."#;
 const OPINION_SCHEMA: &str = r#"Answer with exactly one JSON object, no prose around it:
 {"output_type":"text_response","reasoning":{"intent_understanding":"what the task asks","no_tool_reason":"a debate opinion uses no tool"},"confidence":{"overall":0.0-1.0},"text_response":"your opinion, in the task's language, in your own voice","vote":{"vote":"approve|approve_with_modification|reject","proposed_approach":"numbered concrete steps","concerns":["specific concern", "…"]}}
 Reasoning must total at least 20 characters. No other fields."#;
+
+const DRAFT_SCHEMA: &str = r#"Answer with exactly one JSON object, no prose around it:
+{"output_type":"text_response","reasoning":{"intent_understanding":"what you are writing about and why","no_tool_reason":"a post is words"},"confidence":{"overall":0.0-1.0},"text_response":"the post itself, nothing else","draft":{"topic":"what it is about, a few words"}}
+Reasoning must total at least 20 characters. No other fields."#;
+
+const REVIEW_SCHEMA: &str = r#"Answer with exactly one JSON object, no prose around it:
+{"output_type":"text_response","reasoning":{"intent_understanding":"what the draft says","no_tool_reason":"a review is a verdict"},"confidence":{"overall":0.0-1.0},"text_response":"the reason for your verdict, one sentence","review":{"verdict":"approved|rejected","rules":["the ids of the NG rules it breaks; empty when approved"]}}
+Reasoning must total at least 20 characters. No other fields."#;
+
+const EVALUATION_SCHEMA: &str = r#"Answer with exactly one JSON object, no prose around it:
+{"output_type":"text_response","reasoning":{"intent_understanding":"what the record shows","no_tool_reason":"an evaluation is scores"},"confidence":{"overall":0.0-1.0},"text_response":"the reason for your scores, one or two sentences","evaluation":{"scores":{"decision_quality":0.0-1.0,"collaboration":0.0-1.0,"effectiveness":0.0-1.0,"parameter_balance":0.0-1.0},"needs_retuning":false,"proposed_params":null or {"risk_tolerance":0.0-1.0,"innovation_weight":0.0-1.0,"safety_weight":0.0-1.0,"thoroughness":0.0-1.0,"consensus_flexibility":0.0-1.0}}}
+proposed_params is required when needs_retuning is true. Reasoning must total at least 20 characters. No other fields."#;
+
+fn user(content: String) -> Message {
+    Message {
+        role: "user",
+        content,
+    }
+}
 
 fn system(soul: &str, skills: &[String], lessons: &[String], schema: &str) -> Message {
     let mut s = String::new();
@@ -90,13 +111,7 @@ pub fn opinion(soul: &str, ask: &OpinionAsk<'_>) -> Vec<Message> {
         "approve_with_modification: done, with the changes in proposed_approach".to_owned(),
         "reject: not done; say what would make it acceptable".to_owned(),
     ];
-    vec![
-        system(soul, &skills, b.lessons, OPINION_SCHEMA),
-        Message {
-            role: "user",
-            content: u,
-        },
-    ]
+    vec![system(soul, &skills, b.lessons, OPINION_SCHEMA), user(u)]
 }
 
 /// The messages for a proposal to act.
@@ -107,13 +122,7 @@ pub fn act(soul: &str, ask: &ActAsk<'_>) -> Vec<Message> {
         u.push_str(&format!("- {line}\n"));
     }
     u.push_str(&format!("\n{}", ask.question));
-    vec![
-        system(soul, &skills, ask.lessons, SCHEMA),
-        Message {
-            role: "user",
-            content: u,
-        },
-    ]
+    vec![system(soul, &skills, ask.lessons, SCHEMA), user(u)]
 }
 
 /// The messages for distilling a log into a lesson.
@@ -122,13 +131,125 @@ pub fn distil(soul: &str, ask: &DistilAsk<'_>) -> Vec<Message> {
         "A {} job ended. Its log:\n{}\n\nDistil one lesson for next time, in one or two sentences, as a text_response.",
         ask.kind, ask.log
     );
-    vec![
-        system(soul, &[], &[], SCHEMA),
-        Message {
-            role: "user",
-            content: u,
-        },
-    ]
+    vec![system(soul, &[], &[], SCHEMA), user(u)]
+}
+
+/// The messages for a resident's next post.
+pub fn draft(soul: &str, ask: &DraftAsk<'_>) -> Vec<Message> {
+    let i = &ask.input;
+    let p = i.profile;
+    let language = match p.language {
+        Language::Ja => "Japanese",
+        Language::En => "English",
+    };
+    let mut u = format!(
+        "You are {} ({}), a resident of the town, writing your next post for its timeline ({}).\n",
+        p.display_name, p.name, i.common.timeline
+    );
+    u.push_str(&format!(
+        "Personality: {}\nStyle: {}\n",
+        p.personality, p.style
+    ));
+    u.push_str(&format!("Interests: {}\n", p.interests.join(", ")));
+    if !i.favourites.is_empty() {
+        u.push_str(&format!(
+            "Favourite topics lately: {}\n",
+            i.favourites.join(", ")
+        ));
+    }
+    let likes: Vec<&String> = p
+        .positive_prompts
+        .iter()
+        .chain(&i.common.positive_prompts)
+        .collect();
+    let never: Vec<&String> = p
+        .negative_prompts
+        .iter()
+        .chain(&i.common.negative_prompts)
+        .collect();
+    for (title, list) in [("Write things like", likes), ("Never write", never)] {
+        if !list.is_empty() {
+            let list: Vec<&str> = list.iter().map(|s| s.as_str()).collect();
+            u.push_str(&format!("{title}: {}\n", list.join("; ")));
+        }
+    }
+    u.push_str(&format!(
+        "Mood {:.2} (0 low, 1 high), fatigue {:.2} (0 fresh, 1 worn out); it is {}:00 in the town.\n",
+        i.mood, i.fatigue, i.hour
+    ));
+    u.push_str(&match &i.source {
+        Source::Continue { topic: Some(t) } => {
+            format!("Write about: carry on from your last post, about {t}.\n")
+        }
+        Source::Continue { topic: None } => "Write about: something from your interests.\n".into(),
+        Source::News { title } => {
+            format!("Write about: this news item from the bulletin: {title}\n")
+        }
+        Source::Event { title } => format!("Write about: this town event: {title}\n"),
+    });
+    if let Some(last) = ask.last_post {
+        u.push_str(&format!("Your last post (do not repeat it): {last}\n"));
+    }
+    if !ask.avoid.is_empty() {
+        u.push_str(&format!(
+            "Never use these words: {}\n",
+            ask.avoid.join(", ")
+        ));
+    }
+    u.push_str("\nThe town's NG rules; a post that breaks one is rejected:\n");
+    for r in ask.rules {
+        u.push_str(&format!("- {r}\n"));
+    }
+    u.push_str(&format!(
+        "\nWrite the post in {language}, at most {} characters, in your own voice.",
+        i.common.max_post_chars
+    ));
+    vec![system(soul, &[], ask.lessons, DRAFT_SCHEMA), user(u)]
+}
+
+/// The messages for a review of a draft the NG patterns let through.
+pub fn review(soul: &str, ask: &ReviewAsk<'_>) -> Vec<Message> {
+    let mut u = String::from("You are the town's reviewer. A resident's draft waits for your review before it may be posted on a cheerful timeline.\n\nThe NG rules:\n");
+    for (id, what) in ask.rules {
+        u.push_str(&format!("- {id}: {what}\n"));
+    }
+    u.push_str(&format!(
+        "\nThe draft:\n{}\n\nThe word lists found nothing. Approve it, or reject it citing the ids of the rules it breaks.",
+        ask.text
+    ));
+    vec![system(soul, &[], &[], REVIEW_SCHEMA), user(u)]
+}
+
+/// The messages for one brain's evaluation of another.
+pub fn evaluation(soul: &str, ask: &EvaluationAsk<'_>) -> Vec<Message> {
+    let (e, t) = (ask.evaluator_params, ask.target_params);
+    let mut u = format!(
+        "You are {}, one of the town's three brains (params: risk_tolerance {:.2}, innovation_weight {:.2}, safety_weight {:.2}, thoroughness {:.2}, consensus_flexibility {:.2}).\n",
+        ask.evaluator, e.risk_tolerance, e.innovation_weight, e.safety_weight, e.thoroughness, e.consensus_flexibility
+    );
+    u.push_str(&format!(
+        "Evaluation cycle {}: score {} (params: risk_tolerance {:.2}, innovation_weight {:.2}, safety_weight {:.2}, thoroughness {:.2}, consensus_flexibility {:.2}).\n",
+        ask.cycle, ask.target, t.risk_tolerance, t.innovation_weight, t.safety_weight, t.thoroughness, t.consensus_flexibility
+    ));
+    if ask.history.is_empty() {
+        u.push_str("\nIt has no decided task on record yet.\n");
+    } else {
+        u.push_str(&format!(
+            "\nIts record on {} decided tasks (its last vote, the outcome, the task's status):\n",
+            ask.history.len()
+        ));
+        for r in ask.history {
+            let status = serde_json::to_value(r.status).unwrap_or_default();
+            u.push_str(&format!(
+                "- voted {}, outcome {}, status {}\n",
+                r.vote.as_str(),
+                r.outcome.as_str(),
+                status.as_str().unwrap_or("unknown")
+            ));
+        }
+    }
+    u.push_str("\nScore it. Propose params (each 0..=1) only if it needs retuning.");
+    vec![system(soul, &[], ask.lessons, EVALUATION_SCHEMA), user(u)]
 }
 
 /// Lessons as the prompt lists them.

@@ -2,7 +2,7 @@
 //!
 //! A cycle is named by its town time (cron, `[schedule] evaluation`) or by the owner's
 //! evaluation task (`soul evaluate`). In a cycle each brain scores the other two from their
-//! record on finished tasks. When both others say a brain needs retuning, that brain
+//! record on finished tasks, thinking with the host's mind (built-in or model). When both others say a brain needs retuning, that brain
 //! republishes its params, tagged with the cycle so it never applies the same cycle twice.
 
 use std::collections::{BTreeMap, HashSet};
@@ -14,7 +14,8 @@ use soul_kinds::{fold_cycle, parse, tags, BrainName, Evaluation, Params, SoulKin
 use super::step::Ctx;
 use super::Debates;
 use crate::link::LinkError;
-use crate::mind::brain::{self as mind, TaskRecord};
+use crate::mind::brain::TaskRecord;
+use crate::mind::EvaluationAsk;
 
 /// Evaluations and params events seen, by cycle.
 #[derive(Debug, Default)]
@@ -69,15 +70,25 @@ pub(super) async fn run_cycle(
             .get(&target)
             .copied()
             .unwrap_or_else(|| target.default_params());
-        let e: Evaluation = mind::evaluate(
-            ctx.name,
-            ctx.params,
+        let karma = ctx.setup.minds.karma.clone();
+        let query = format!("retune {target} evaluation");
+        let lessons =
+            tokio::task::spawn_blocking(move || crate::mind::lessons_about(&karma, &query))
+                .await
+                .unwrap_or_default();
+        let ask = EvaluationAsk {
+            agent: &ctx.me.name,
+            evaluator: ctx.name,
+            evaluator_params: ctx.params,
             target,
-            &target_params,
+            target_params: &target_params,
             cycle,
-            &history,
-        );
-        tracing::info!(brain = %ctx.name, %target, cycle, needs_retuning = e.needs_retuning, "evaluation");
+            history: &history,
+            lessons: &lessons,
+        };
+        let thought = ctx.setup.minds.mind.evaluate(&ask).await;
+        let e: Evaluation = thought.value;
+        tracing::info!(brain = %ctx.name, %target, cycle, needs_retuning = e.needs_retuning, mind = %thought.mind, "evaluation");
         let event = ctx
             .link
             .publish(&ctx.me.keys, evaluation(target_key, &e))

@@ -158,6 +158,20 @@ pub fn quoted(reason: &str) -> Vec<String> {
         .collect()
 }
 
+/// Longest quoted span of a lesson taken as a word to avoid: reviews quote the words that got
+/// a draft rejected; a longer quote is a whole draft, not a word.
+const MAX_QUOTED_WORD: usize = 32;
+
+/// The words `lessons` quote (`mentions "X"`), to be avoided when writing.
+pub fn quoted_words(lessons: &[String]) -> Vec<String> {
+    lessons
+        .iter()
+        .flat_map(|l| quoted(l))
+        .map(|w| w.trim().to_owned())
+        .filter(|w| !w.is_empty() && w.chars().count() <= MAX_QUOTED_WORD)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,7 @@ use super::{memory, reply, Setup};
 use crate::host::Identity;
 use crate::link::{Link, LinkError};
 use crate::mind::writer::{self, Source};
+use crate::mind::{self, DraftAsk};
 use crate::town::profile::Language;
 
 /// Consecutive posts at least this alike are not written (bigram Jaccard).
@@ -305,11 +306,24 @@ impl Life {
             .rev()
             .find(|h| h.status == DraftStatus::Posted)
             .map(|h| h.content.clone());
-        let avoid: Vec<String> = memory::avoided(&self.memory)
-            .iter()
-            .map(|w| w.to_lowercase())
-            .collect();
+        // Karma (seed 002): before writing, the few most relevant lessons — what got drafts
+        // rejected, this resident's or another's. Words they quote are avoided too.
+        let query = format!(
+            "draft {} {}",
+            setup.profile.interests.join(" "),
+            about(&source)
+        );
+        let karma = setup.minds.karma.clone();
+        let lessons = tokio::task::spawn_blocking(move || mind::lessons_about(&karma, &query))
+            .await
+            .unwrap_or_default();
+        let mut avoid: Vec<String> = memory::avoided(&self.memory);
+        avoid.extend(memory::quoted_words(&lessons));
+        let mut avoid: Vec<String> = avoid.iter().map(|w| w.to_lowercase()).collect();
+        avoid.sort();
+        avoid.dedup();
         let favourites = memory::favourites(&self.memory);
+        let seed: u64 = rng.random();
         let input = writer::Input {
             profile: &setup.profile,
             common: &setup.common,
@@ -327,10 +341,28 @@ impl Life {
                     .as_deref()
                     .is_none_or(|l| writer::similarity(l, t) < ALIKE)
         };
-        let Some(w) = writer::write(&input, &mut rng, accept) else {
+        let rules: Vec<String> = setup
+            .rules
+            .rules()
+            .iter()
+            .map(|r| format!("{}: {} — {}", r.id, r.name, r.description))
+            .collect();
+        let ask = DraftAsk {
+            agent: &me.name,
+            input,
+            seed,
+            lessons: &lessons,
+            rules: &rules,
+            avoid: &avoid,
+            last_post: last_post.as_deref(),
+            accept: &accept,
+        };
+        let thought = setup.minds.mind.draft(&ask).await;
+        let Some(w) = thought.value else {
             tracing::warn!(agent = %me.name, "nothing to write that avoids {cited:?}; trying later");
             return Ok(());
         };
+        tracing::debug!(agent = %me.name, mind = %thought.mind, lessons = lessons.len(), "wrote a draft");
         if history.len() > MAX_DRAFT_HISTORY {
             let extra = history.len() - MAX_DRAFT_HISTORY;
             history.drain(..extra);
@@ -353,6 +385,14 @@ impl Life {
         self.topic = Some((event.id, w.topic));
         hub.file(event);
         Ok(())
+    }
+}
+
+/// What a post from `source` is about, for finding lessons.
+fn about(source: &Source) -> &str {
+    match source {
+        Source::Continue { topic } => topic.as_deref().unwrap_or(""),
+        Source::News { title } | Source::Event { title } => title,
     }
 }
 

@@ -21,6 +21,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 use crate::host::Identity;
 use crate::link::{Link, LinkError};
+use crate::mind::{Mind, ReviewAsk, SharedMind};
 pub use ng::{Hit, NgRules};
 
 /// The review of `text` under `rules`: rejected with every rule it breaks, else approved.
@@ -111,6 +112,7 @@ pub fn spawn(
             ctx.link.clone(),
             ctx.options.roster.clone(),
             Arc::new(rules),
+            ctx.options.minds.mind.clone(),
             ctx.options.clock,
         ))],
         Err(e) => {
@@ -126,6 +128,7 @@ pub async fn run(
     link: Link,
     roster: Roster,
     rules: Arc<NgRules>,
+    mind: SharedMind,
     clock: crate::clock::Clock,
 ) -> Result<(), LinkError> {
     let my_key = me.keys.public_key();
@@ -143,7 +146,7 @@ pub async fn run(
         .max(Duration::from_secs(1));
     let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     loop {
-        review_due(&me, &link, &roster, &rules, &mut desk).await;
+        review_due(&me, &link, &roster, &rules, mind.as_ref(), &mut desk).await;
         tokio::select! {
             n = notifications.recv() => match n {
                 Ok(RelayPoolNotification::Event { event, .. }) if kinds().contains(&event.kind) => {
@@ -208,16 +211,48 @@ async fn catch_up(
     Ok(())
 }
 
+/// The review of one draft: the NG patterns first, then the mind, which can only be stricter.
+async fn think(me: &Identity, rules: &NgRules, mind: &dyn Mind, text: &str) -> Review {
+    let found = judge(rules, text);
+    let listed: Vec<(String, String)> = rules
+        .rules()
+        .iter()
+        .map(|r| (r.id.clone(), format!("{} — {}", r.name, r.description)))
+        .collect();
+    let ask = ReviewAsk {
+        agent: &me.name,
+        text,
+        rules: &listed,
+        found: &found,
+    };
+    let thought = mind.review(&ask).await;
+    if thought.value.verdict == ReviewVerdict::Approved && found.verdict == ReviewVerdict::Rejected
+    {
+        // Rules decide (DESIGN §5): no mind, whatever its implementation, un-rejects a draft
+        // the patterns rejected.
+        return found;
+    }
+    thought.value
+}
+
 /// Reviews every waiting draft; up to 64 reviews in flight, so the relay commits them in
 /// batches (it pipelines a connection's EVENTs).
-async fn review_due(me: &Identity, link: &Link, roster: &Roster, rules: &NgRules, desk: &mut Desk) {
+async fn review_due(
+    me: &Identity,
+    link: &Link,
+    roster: &Roster,
+    rules: &NgRules,
+    mind: &dyn Mind,
+    desk: &mut Desk,
+) {
     use futures::StreamExt;
     let due = desk.due(roster);
     let results: Vec<(Event, Result<Review, LinkError>)> = futures::stream::iter(due)
         .map(|draft| async move {
-            let verdict = parse::<Draft>(&draft)
-                .map(|c| judge(rules, &c.content))
-                .map_err(|e| LinkError::Sdk(e.to_string()));
+            let verdict = match parse::<Draft>(&draft) {
+                Ok(c) => Ok(think(me, rules, mind, &c.content).await),
+                Err(e) => Err(LinkError::Sdk(e.to_string())),
+            };
             let d = tags::identifier_of(&draft).unwrap_or_default().to_string();
             let addr = Coordinate::new(SoulKind::Draft.kind(), draft.pubkey).identifier(d);
             let result = match verdict {
