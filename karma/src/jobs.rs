@@ -116,6 +116,18 @@ impl Karma {
             .map_err(|e| self.sql("beat a job's heart", e))
     }
 
+    /// Adds a line to a running job's log (what it is doing), so that a job the zombie hunter
+    /// reclaims still says what it was.
+    pub fn note_job(&self, id: i64, line: &str) -> Result<(), Error> {
+        self.conn()
+            .execute(
+                "UPDATE jobs SET execution_log = execution_log || ?1 || char(10) WHERE id = ?2",
+                params![line, id],
+            )
+            .map(|_| ())
+            .map_err(|e| self.sql("note a job's progress", e))
+    }
+
     /// Ends a job, its log written first so that a lesson can be distilled from it later.
     pub fn finish_job(&self, id: i64, ok: bool, log: &str, now: i64) -> Result<(), Error> {
         let status = if ok { "done" } else { "failed" };
@@ -189,6 +201,21 @@ impl Karma {
                 row,
             )
             .optional()
+            .map_err(|e| self.sql("read a job", e))
+    }
+
+    /// Every job about `subject` (a hex event id), oldest first.
+    pub fn jobs_about(&self, subject: &str) -> Result<Vec<Job>, Error> {
+        let conn = self.conn();
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT {COLUMNS} FROM jobs WHERE subject = ?1 ORDER BY id"
+            ))
+            .map_err(|e| self.sql("find jobs about an event", e))?;
+        let rows = stmt
+            .query_map([subject], row)
+            .map_err(|e| self.sql("find jobs about an event", e))?;
+        rows.collect::<Result<_, _>>()
             .map_err(|e| self.sql("read a job", e))
     }
 

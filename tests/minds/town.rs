@@ -13,24 +13,29 @@ use soul_kinds::{
 };
 
 use super::scripted::{reply, Scripted};
-use super::{DRAFT, OPINION, REVIEW};
+use super::{DISTIL, DRAFT, OPINION, REVIEW};
 use crate::util::{client, send, wait_for, TestTown, PATIENCE};
 
 /// The proposal to execute, at a confidence the guardian confirms with the owner (0.5–0.7).
 const UNSURE: &str = r#"{"output_type":"tool_call","reasoning":{"intent_understanding":"The brains approved backing up the photos.","tool_selection_reason":"record_plan records the decided plan."},"confidence":{"overall":0.6},"tool_calls":[{"tool_name":"record_plan","parameters":{}}]}"#;
 
-async fn run_task(
-    answer: &str,
-) -> (
-    Vec<AuditVerdict>,
-    ExecStatus,
-    Vec<Opinion>,
-    soul_karma::Karma,
-    String,
-) {
+/// What one task run under `--llm` left behind.
+struct Ran {
+    verdicts: Vec<AuditVerdict>,
+    status: ExecStatus,
+    opinions: Vec<Opinion>,
+    karma: soul_karma::Karma,
+    /// The decision the verdicts are about (hex).
+    decision: String,
+    /// The task (hex).
+    task: String,
+}
+
+async fn run_task(answer: &str) -> Ran {
     let server = Scripted::start(json!([
         {"match": "Give your opinion and vote", "replies": [reply(&OPINION.replace("approve_with_modification", "approve"))]},
         {"match": "Carry out the decided task", "replies": [reply(UNSURE)]},
+        {"match": "Distil one lesson", "replies": [reply(DISTIL)]},
     ]));
     let town = TestTown::new();
     // x20: CONFIRM's 10 minutes are 30 s real, time for the owner to find the question and
@@ -123,14 +128,52 @@ async fn run_task(
         .iter()
         .filter_map(|e| parse::<Opinion>(e).ok())
         .collect();
-    soul.terminate();
+    // The execution's job ends (and a failure is distilled) just after its last event:
+    // wait for that in karma.sqlite before stopping the town.
     let karma = soul_karma::Karma::open(&town.dir.join(soul_karma::FILE_NAME)).unwrap();
-    (verdicts, last.status, opinions, karma, subject)
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    while tokio::time::Instant::now() < deadline
+        && !karma
+            .jobs_about(&te.id.to_hex())
+            .unwrap()
+            .iter()
+            .any(|j| j.kind == "execution" && j.distilled)
+    {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    soul.terminate();
+    Ran {
+        verdicts,
+        status: last.status,
+        opinions,
+        karma,
+        decision: subject,
+        task: te.id.to_hex(),
+    }
+}
+
+/// The execution jobs triceratops kept about `task` in karma.sqlite: (status, distilled).
+fn execution_jobs(ran: &Ran) -> Vec<(soul_karma::JobStatus, bool)> {
+    ran.karma
+        .jobs_about(&ran.task)
+        .unwrap()
+        .into_iter()
+        .filter(|j| j.kind == "execution")
+        .map(|j| (j.status, j.distilled))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_confirmed_execution_runs_with_one_verdict_and_row_per_decision() {
-    let (verdicts, status, opinions, karma, decision) = run_task("yes").await;
+    let ran = run_task("yes").await;
+    let Ran {
+        verdicts,
+        status,
+        opinions,
+        karma,
+        decision,
+        ..
+    } = &ran;
     assert!(
         opinions.len() >= 3 && opinions.iter().all(|o| o.opinion.starts_with("SCRIPTED")),
         "{opinions:?}"
@@ -143,17 +186,29 @@ async fn a_confirmed_execution_runs_with_one_verdict_and_row_per_decision() {
         seen,
         [("confirm", "confidence"), ("allow", "owner_confirmed")]
     );
-    assert_eq!(status, ExecStatus::Completed);
+    assert_eq!(*status, ExecStatus::Completed);
     assert_eq!(
-        karma.audit_for(&decision).unwrap().len(),
+        karma.audit_for(decision).unwrap().len(),
         2,
         "one row per guarded decision"
+    );
+    assert_eq!(
+        execution_jobs(&ran),
+        [(soul_karma::JobStatus::Done, true)],
+        "the execution ran as one job, ended well"
     );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unclear_answer_is_a_no() {
-    let (verdicts, status, _, karma, decision) = run_task("hmm, maybe").await;
+    let ran = run_task("hmm, maybe").await;
+    let Ran {
+        verdicts,
+        status,
+        karma,
+        decision,
+        ..
+    } = &ran;
     let seen: Vec<(&str, &str)> = verdicts
         .iter()
         .map(|v| (v.action.as_str(), v.check.as_str()))
@@ -162,8 +217,13 @@ async fn an_unclear_answer_is_a_no() {
         seen,
         [("confirm", "confidence"), ("block", "owner_declined")]
     );
-    assert_eq!(status, ExecStatus::Failed);
-    assert_eq!(karma.audit_for(&decision).unwrap().len(), 2);
+    assert_eq!(*status, ExecStatus::Failed);
+    assert_eq!(karma.audit_for(decision).unwrap().len(), 2);
+    assert_eq!(
+        execution_jobs(&ran),
+        [(soul_karma::JobStatus::Failed, true)],
+        "the stopped execution is a failed job, distilled into a lesson"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

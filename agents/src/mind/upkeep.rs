@@ -1,16 +1,20 @@
 //! Karma's cycle (seed 002 phases 1 and 4, DESIGN §8): lessons from what went wrong, and the
 //! upkeep that keeps `karma.sqlite` honest.
 //!
+//! - [`Running`]: a job while it runs, its heart beating in `karma.sqlite` every
+//!   [`HEARTBEAT`]; a job whose process died stops beating and the zombie hunter reclaims it.
 //! - [`learn`]: log first (a job row with the log), then distil a lesson with the mind; a
 //!   lesson becomes a kind-4367 event and a row. When the mind cannot distil now (the model is
 //!   down), the job stays undistilled for later.
 //! - [`run`]: at start, rebuild the lessons from the relay's 4367 events; then the zombie hunter
 //!   every 15 minutes, deferred distillation every 30, and one point of decay a day (town time).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nostr::{EventId, Filter, Keys};
-use soul_karma::{Job, NewLesson};
+use soul_karma::{Job, Karma, NewLesson};
 use soul_kinds::content::lesson;
 use soul_kinds::{Lesson, SoulKind};
 
@@ -26,8 +30,149 @@ pub const HUNT_EVERY: Duration = Duration::from_secs(15 * 60);
 pub const DISTIL_EVERY: Duration = Duration::from_secs(30 * 60);
 /// How often lessons decay by one point.
 pub const DECAY_EVERY: Duration = Duration::from_secs(24 * 3600);
+/// How often a running job's heart beats (real time, as the zombie hunter's silence is).
+pub const HEARTBEAT: Duration = Duration::from_secs(60);
 
-/// Records what went wrong (`log`, about `subject`) and tries to learn from it now.
+/// Runs `f` on karma off the async workers (SQLite blocks; a thousand residents share them).
+async fn blocking<T: Send + 'static>(
+    karma: &Karma,
+    f: impl FnOnce(&Karma) -> Result<T, soul_karma::Error> + Send + 'static,
+) -> Result<T, String> {
+    let karma = karma.clone();
+    match tokio::task::spawn_blocking(move || f(&karma)).await {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(e) => Err(format!("karma task failed: {e}")),
+    }
+}
+
+/// A job while it runs: a `running` row whose heart beats every [`HEARTBEAT`] until it is
+/// ended. Dropped without an end (its agent stopped, its process died), the beat stops and the
+/// zombie hunter reclaims the row, whose log still says what it was doing.
+#[derive(Debug)]
+pub struct Running {
+    id: i64,
+    karma: Karma,
+    beat: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    /// Starts a `kind` job about `subject` by `agent`; `what` is the first line of its log.
+    /// `None` (logged) when karma cannot be written: the work goes on without its record.
+    pub async fn start(
+        karma: &Karma,
+        kind: &str,
+        subject: EventId,
+        agent: &str,
+        what: &str,
+    ) -> Option<Self> {
+        let (k, a, w) = (kind.to_owned(), agent.to_owned(), what.to_owned());
+        let payload = serde_json::json!({ "what": what }).to_string();
+        let started = blocking(karma, move |karma| {
+            let id = karma.start_job(
+                &k,
+                Some(&subject.to_hex()),
+                &a,
+                &payload,
+                soul_karma::now_secs(),
+            )?;
+            karma.note_job(id, &w)?;
+            Ok(id)
+        })
+        .await;
+        let id = match started {
+            Ok(id) => id,
+            Err(e) => {
+                tracing::warn!(agent, "karma: cannot log the job: {e}");
+                return None;
+            }
+        };
+        let beating = karma.clone();
+        let beat = tokio::spawn(async move {
+            let mut every = tokio::time::interval(HEARTBEAT);
+            every.tick().await;
+            loop {
+                every.tick().await;
+                let now = soul_karma::now_secs();
+                if let Err(e) = blocking(&beating, move |k| k.heartbeat(id, now)).await {
+                    tracing::warn!(job = id, "karma: heartbeat not recorded: {e}");
+                }
+            }
+        });
+        Some(Self {
+            id,
+            karma: karma.clone(),
+            beat,
+        })
+    }
+
+    /// This job's row id.
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// Ends the job well. There is nothing to distil from it: lessons come from what went
+    /// wrong (seed 002), so it is marked distilled.
+    pub async fn succeed(self, log: &str) {
+        let (id, log) = (self.id, log.to_owned());
+        let ended = blocking(&self.karma, move |k| {
+            k.finish_job(id, true, &log, soul_karma::now_secs())?;
+            k.mark_distilled(id)
+        })
+        .await;
+        if let Err(e) = ended {
+            tracing::warn!(job = id, "karma: cannot end the job: {e}");
+        }
+    }
+
+    /// Ends the job badly, log first, then tries to learn from it now (else deferred
+    /// distillation does, later).
+    pub async fn fail(self, link: &Link, keys: &Keys, agent: &str, minds: &Minds, log: &str) {
+        let (id, log) = (self.id, log.to_owned());
+        let ended = blocking(&self.karma, move |k| {
+            k.finish_job(id, false, &log, soul_karma::now_secs())?;
+            k.job(id)
+        })
+        .await;
+        match ended {
+            Ok(Some(job)) => {
+                distil(link, keys, agent, minds, &job).await;
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(agent, "karma: cannot log the job: {e}"),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.beat.abort();
+    }
+}
+
+/// An agent's running jobs by the event they are about (one per task in execution).
+#[derive(Debug, Clone, Default)]
+pub struct Jobs(Arc<Mutex<HashMap<EventId, Running>>>);
+
+impl Jobs {
+    /// Keeps `job` as the one about `subject` (a job already there is dropped: it stops
+    /// beating and the zombie hunter will reclaim it).
+    pub fn keep(&self, subject: EventId, job: Running) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(subject, job);
+    }
+
+    /// The job about `subject`, taken out to be ended.
+    pub fn take(&self, subject: &EventId) -> Option<Running> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(subject)
+    }
+}
+
+/// Records what went wrong at once (`log`, about `subject`) and tries to learn from it now.
 pub async fn learn(
     link: &Link,
     keys: &Keys,
@@ -37,19 +182,8 @@ pub async fn learn(
     subject: EventId,
     log: &str,
 ) {
-    let now = soul_karma::now_secs();
-    let job = match minds
-        .karma
-        .start_job(kind, Some(&subject.to_hex()), agent, "{}", now)
-    {
-        Ok(id) => id,
-        Err(e) => return tracing::warn!(agent, "karma: cannot log the job: {e}"),
-    };
-    if let Err(e) = minds.karma.finish_job(job, false, log, now) {
-        return tracing::warn!(agent, "karma: cannot log the job: {e}");
-    }
-    if let Ok(Some(j)) = minds.karma.job(job) {
-        distil(link, keys, agent, minds, &j).await;
+    if let Some(job) = Running::start(&minds.karma, kind, subject, agent, log).await {
+        job.fail(link, keys, agent, minds, log).await;
     }
 }
 
@@ -90,17 +224,19 @@ async fn distil(link: &Link, keys: &Keys, agent: &str, minds: &Minds, job: &Job)
         directives: "{}".into(),
         created_at: event.created_at.as_secs() as i64,
     };
-    if let Err(e) = minds
-        .karma
-        .record_lesson(&row)
-        .and_then(|_| minds.karma.mark_distilled(job.id))
+    let (lesson_text, job_id) = (row.lesson.clone(), job.id);
+    if let Err(e) = blocking(&minds.karma, move |k| {
+        k.record_lesson(&row)?;
+        k.mark_distilled(job_id)
+    })
+    .await
     {
         tracing::warn!(
             agent,
             "karma: lesson not stored (the event is; a rebuild restores it): {e}"
         );
     }
-    tracing::info!(agent, lesson = %row.lesson, mind = %thought.mind, "learnt a lesson");
+    tracing::info!(agent, lesson = %lesson_text, mind = %thought.mind, "learnt a lesson");
     true
 }
 
@@ -131,21 +267,21 @@ pub async fn run(link: Link, keys: Keys, agent: String, minds: Minds, clock: Clo
         tokio::select! {
             _ = hunt.tick() => {
                 let silence = ZOMBIE_SILENCE.as_secs() as i64;
-                match minds.karma.hunt_zombies(soul_karma::now_secs(), silence) {
-                    Ok(z) if !z.is_empty() => tracing::warn!(jobs = ?z, "zombie hunter reclaimed silent jobs"),
+                match blocking(&minds.karma, move |k| k.hunt_zombies(soul_karma::now_secs(), silence)).await {
+                    Ok(z) if !z.is_empty() => tracing::warn!(jobs = ?z, "zombie hunter reclaimed silent jobs; their logs wait for distillation"),
                     Ok(_) => {}
                     Err(e) => tracing::warn!("zombie hunter: {e}"),
                 }
             }
             _ = deferred.tick() => {
-                let jobs = minds.karma.undistilled(16).unwrap_or_default();
+                let jobs = blocking(&minds.karma, |k| k.undistilled(16)).await.unwrap_or_default();
                 for job in jobs {
                     if !distil(&link, &keys, &agent, &minds, &job).await {
                         break; // the mind is still down: try again next time
                     }
                 }
             }
-            _ = decay.tick() => match minds.karma.decay(1) {
+            _ = decay.tick() => match blocking(&minds.karma, |k| k.decay(1)).await {
                 Ok(n) if n > 0 => tracing::info!(lessons = n, "karma decay: lessons reached weight 0"),
                 Ok(_) => {}
                 Err(e) => tracing::warn!("karma decay: {e}"),
@@ -174,5 +310,102 @@ impl Upkeep {
 impl Drop for Upkeep {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use soul_karma::JobStatus;
+
+    fn job(karma: &Karma, id: i64) -> Job {
+        karma.job(id).unwrap().unwrap()
+    }
+
+    /// Waits (in paused tokio time) until the job's heartbeat moved off 0, or gives up.
+    async fn beat_seen(karma: &Karma, id: i64) -> bool {
+        for _ in 0..20 {
+            if job(karma, id).last_heartbeat > 0 {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        false
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_running_job_beats_and_one_whose_agent_died_is_reclaimed() {
+        let karma = Karma::in_memory().unwrap();
+        let what = "executing \"Back up the family photos\"";
+        let running = Running::start(
+            &karma,
+            "execution",
+            EventId::all_zeros(),
+            "triceratops",
+            what,
+        )
+        .await
+        .unwrap();
+        let id = running.id();
+        let silence = |k: &Karma| {
+            k.execute_raw(&format!(
+                "UPDATE jobs SET last_heartbeat = 0 WHERE id = {id}"
+            ))
+            .unwrap()
+        };
+        silence(&karma);
+        tokio::time::sleep(HEARTBEAT).await;
+        assert!(beat_seen(&karma, id).await, "a running job's heart beats");
+
+        // Its agent stops without ending it (a crash, an abort): the heart stops too.
+        drop(running);
+        silence(&karma);
+        tokio::time::sleep(HEARTBEAT * 3).await;
+        assert!(
+            !beat_seen(&karma, id).await,
+            "a dropped job no longer beats"
+        );
+        let now = soul_karma::now_secs();
+        let reclaimed = karma
+            .hunt_zombies(now, ZOMBIE_SILENCE.as_secs() as i64)
+            .unwrap();
+        assert_eq!(reclaimed, [id]);
+        let j = job(&karma, id);
+        assert_eq!(j.status, JobStatus::Zombie);
+        assert!(j.execution_log.contains(what), "{}", j.execution_log);
+        assert!(j.execution_log.contains("reclaimed by the zombie hunter"));
+        assert_eq!(
+            karma
+                .undistilled(8)
+                .unwrap()
+                .iter()
+                .map(|j| j.id)
+                .collect::<Vec<_>>(),
+            [id],
+            "its log waits for deferred distillation"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_job_that_ends_well_is_done_and_teaches_nothing() {
+        let karma = Karma::in_memory().unwrap();
+        let running = Running::start(
+            &karma,
+            "execution",
+            EventId::all_zeros(),
+            "triceratops",
+            "x",
+        )
+        .await
+        .unwrap();
+        let id = running.id();
+        running
+            .succeed("\"Back up\" completed: 42 photos copied")
+            .await;
+        let j = job(&karma, id);
+        assert_eq!(j.status, JobStatus::Done);
+        assert!(j.distilled);
+        assert!(karma.hunt_zombies(i64::MAX, 0).unwrap().is_empty());
+        assert!(karma.undistilled(8).unwrap().is_empty());
     }
 }

@@ -61,6 +61,8 @@ pub struct BrainSetup {
     pub guardian: crate::guard::Guardian,
     /// The relay, for DMs to the owner (CONFIRM).
     pub relay_url: String,
+    /// Executions in progress as karma jobs with heartbeats (triceratops's).
+    pub jobs: crate::mind::upkeep::Jobs,
 }
 
 impl BrainSetup {
@@ -79,6 +81,7 @@ impl BrainSetup {
             minds: o.minds.clone(),
             guardian: ctx.guardian.clone(),
             relay_url: o.relay_url.clone(),
+            jobs: Default::default(),
         })
     }
 }

@@ -14,6 +14,7 @@ use super::{BrainSetup, Debates, ROUND_TIMEOUT};
 use crate::host::Identity;
 use crate::link::{Link, LinkError};
 use crate::mind::brain::{self as mind, BrainContext, Language};
+use crate::mind::upkeep::{self, Running};
 use crate::roles::executor::dispatch::Progress;
 
 /// The last round before triceratops mediates.
@@ -232,7 +233,7 @@ async fn execute(
         ctx.publish(debates, execution(state.task_id, *decision_id, &failed))
             .await?;
         let log = format!("\"{}\" was stopped: {why}", state.task.title);
-        crate::mind::upkeep::learn(
+        upkeep::learn(
             ctx.link,
             &ctx.me.keys,
             &ctx.me.name,
@@ -243,6 +244,24 @@ async fn execute(
         )
         .await;
         return note(ctx, debates, state.task_id, &failed.result).await;
+    }
+    // The execution is a job until it ends: its heart beats while workers, a restart or the
+    // executor take their time, and a host that dies mid-way leaves a job the zombie hunter
+    // reclaims (its log saying what was being done).
+    let what = format!(
+        "executing \"{}\" (decision {decision_id})",
+        state.task.title
+    );
+    if let Some(job) = Running::start(
+        &ctx.setup.minds.karma,
+        "execution",
+        state.task_id,
+        &ctx.me.name,
+        &what,
+    )
+    .await
+    {
+        ctx.setup.jobs.keep(state.task_id, job);
     }
     if let Some(service) = restart::service_named(&state.task.title, &ctx.setup.restart_allowlist) {
         // Triceratops never restarts anything itself: it asks, and waits for panda.
@@ -304,19 +323,31 @@ async fn finish(
     let failed = done.status == ExecStatus::Failed;
     ctx.publish(debates, execution(state.task_id, *decision_id, &done))
         .await?;
-    if failed {
-        // Karma (seed 002): a failed execution leaves a lesson.
-        let log = format!("\"{}\" failed: {}", state.task.title, done.result);
-        crate::mind::upkeep::learn(
-            ctx.link,
-            &ctx.me.keys,
-            &ctx.me.name,
-            &ctx.setup.minds,
-            "execution",
-            state.task_id,
-            &log,
-        )
-        .await;
+    // Karma (seed 002): a failed execution leaves a lesson. Its job was started by this
+    // process, or (after a restart) by an earlier one that the zombie hunter reclaims.
+    let log = format!(
+        "\"{}\" {}: {}",
+        state.task.title,
+        if failed { "failed" } else { "completed" },
+        done.result
+    );
+    let (keys, name, minds) = (&ctx.me.keys, ctx.me.name.as_str(), &ctx.setup.minds);
+    match (ctx.setup.jobs.take(&state.task_id), failed) {
+        (Some(job), false) => job.succeed(&log).await,
+        (Some(job), true) => job.fail(ctx.link, keys, name, minds, &log).await,
+        (None, true) => {
+            upkeep::learn(
+                ctx.link,
+                keys,
+                name,
+                minds,
+                "execution",
+                state.task_id,
+                &log,
+            )
+            .await
+        }
+        (None, false) => {}
     }
     let msg = match (language, failed) {
         (Language::Ja, false) => format!("「{}」の実行を完了しました。", state.task.title),
