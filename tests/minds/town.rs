@@ -233,6 +233,23 @@ async fn residents_write_and_the_reviewer_judges_with_the_model() {
         {"match": "The word lists found nothing", "replies": [reply(REVIEW)]},
     ]));
     let town = TestTown::new();
+    // A lesson from an earlier rejection, as the built-in mind distils one: residents read it
+    // before writing, and avoid the word it quotes.
+    let lesson = "A draft went wrong before: leo's draft was rejected under NG1: mentions \"sourdough\" (NG1: real people's names). Check for this before trying again.";
+    soul_karma::Karma::open(&town.dir.join(soul_karma::FILE_NAME))
+        .unwrap()
+        .record_lesson(&soul_karma::NewLesson {
+            author: "leo".into(),
+            topic: "draft".into(),
+            lesson: lesson.into(),
+            weight: 60,
+            source_event: None,
+            event_id: None,
+            job_id: None,
+            directives: "{}".into(),
+            created_at: soul_karma::now_secs(),
+        })
+        .unwrap();
     let soul = town.up(&["--speed", "60", "--llm", &server.url, "--model", "scripted"]);
     let c = client(&soul.url, None).await;
     // The model's review of the model's draft: both reached the relay through `--llm`.
@@ -300,5 +317,18 @@ async fn residents_write_and_the_reviewer_judges_with_the_model() {
             .iter()
             .any(|(_, b)| b.to_string().contains("(hana), a resident of the town")),
         "every resident asks the model"
+    );
+    let mia = asked
+        .iter()
+        .map(|(_, b)| b.to_string())
+        .find(|b| b.contains("You are Mia (mia)"))
+        .expect("mia asked the model for a post");
+    assert!(
+        mia.contains(&format!("- {}", lesson.replace('"', "\\\""))),
+        "the lesson is in mia's prompt, under Karma: {mia}"
+    );
+    assert!(
+        mia.contains("Never use these words: sourdough"),
+        "the word the lesson quotes is avoided: {mia}"
     );
 }

@@ -177,6 +177,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn lessons_give_the_words_they_quote_not_whole_drafts() {
+        let lessons = vec![
+            "A draft went wrong before: leo's draft was rejected under NG1: mentions \"Tanaka\" (NG1: real people's names). The draft: \"Had a lovely chat with Tanaka at the market this morning\". Check for this before trying again.".to_owned(),
+            "Verify that a backup restores before trusting it".to_owned(),
+        ];
+        assert_eq!(quoted_words(&lessons), ["Tanaka"]);
+    }
+
+    #[test]
     fn only_the_resident_reads_its_memory() {
         let (me, other) = (Keys::generate(), Keys::generate());
         let mut m = fresh();
