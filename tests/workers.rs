@@ -85,6 +85,58 @@ async fn owner_commands_strangers_are_refused_and_replays_ignored() {
     assert!(r.contains("out of range"), "{r}");
 }
 
+/// Control commands act on a worker, so they pass the guardian like runs do: the owner's own
+/// rules in `rules/guardian.yaml` can stop one, and each verdict leaves an audit row.
+#[tokio::test(flavor = "multi_thread")]
+async fn control_commands_pass_the_guardian_and_the_owners_rules() {
+    let town = TestTown::new();
+    let rules_file = town.dir.join("rules/guardian.yaml");
+    let rules = std::fs::read_to_string(&rules_file).unwrap().replace(
+        "owner_rules:\n",
+        "owner_rules:\n  - id: OR9\n    title: params are set in the town directory, not by DM\n    tools: [adjust_params]\n    words: []\n    action: block\n",
+    );
+    std::fs::write(&rules_file, rules).unwrap();
+    let up = town.up(&["--speed", "60"]);
+    let executor = town.keys("executor").public_key();
+    let owner = Phone::new(&up.url, &town.keys("owner")).await;
+
+    let (_, pause_id) = owner.send(executor, "pause").await;
+    assert!(owner.reply(executor, pause_id).await.contains("paused"));
+    let (_, adjust_id) = owner
+        .send(executor, "adjust_params run_timeout_secs=20")
+        .await;
+    let r = owner.reply(executor, adjust_id).await;
+    assert!(
+        r.contains("guardian stopped it") && r.contains("OR9"),
+        "{r}"
+    );
+    let state = worker_state(&owner.client, executor, "executor")
+        .await
+        .unwrap();
+    assert_eq!(state.state, WorkerRun::Paused);
+    assert_ne!(
+        state.params.get("run_timeout_secs"),
+        Some(&20.0),
+        "the stopped command changed nothing"
+    );
+
+    drop(up);
+    let karma = soul_karma::Karma::open(&town.dir.join(soul_karma::FILE_NAME)).unwrap();
+    let rows = |id: EventId| -> Vec<(String, String)> {
+        karma
+            .audit_for(&id.to_hex())
+            .unwrap()
+            .into_iter()
+            .map(|(a, c, _)| (a, c))
+            .collect()
+    };
+    assert_eq!(rows(pause_id), [("allow".to_owned(), "pass".to_owned())]);
+    assert_eq!(
+        rows(adjust_id),
+        [("block".to_owned(), "owner_rules".to_owned())]
+    );
+}
+
 /// A brain's command needs an approved decision naming the worker; with one, it runs. The
 /// decided task that names a skill is executed by triceratops through the executor.
 #[tokio::test(flavor = "multi_thread")]

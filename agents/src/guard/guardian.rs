@@ -1,5 +1,5 @@
 //! The guardian and the gate of one host, as one call: every proposal that would act (an
-//! execution, a worker's run, a resident's post) goes through [`Guardian::decide`].
+//! execution, a worker's command, a resident's post) goes through [`Guardian::decide`].
 
 use std::sync::Arc;
 

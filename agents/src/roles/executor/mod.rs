@@ -9,10 +9,8 @@
 //! # Layout
 //! - [`skill`]: skill YAML, validation, argument rendering.
 //! - [`dispatch`]: triceratops's side: a decided task that names a skill runs here.
-//! - [`guarded`]: the guardian and the gate on every `run` before anything runs.
 
 pub mod dispatch;
-pub mod guarded;
 pub mod skill;
 
 use std::collections::BTreeMap;

@@ -13,9 +13,11 @@
 //! - [`state`]: the 34363 state and params with ranges.
 //! - [`reply`]: the answer's shape (text or JSON; a run's result).
 //! - [`suggest`]: one suggestion per rolling hour; triceratops turns accepted ones into tasks.
+//! - [`guarded`]: the guardian and the gate on every command that acts, before it acts.
 
 pub mod auth;
 pub mod command;
+pub mod guarded;
 pub mod reply;
 pub mod state;
 pub mod suggest;
@@ -27,6 +29,7 @@ use soul_kinds::{Role, WorkerRun, WorkerState};
 use tokio::task::{AbortHandle, JoinSet};
 
 use self::command::{Action, Command};
+use self::guarded::Pass;
 use self::reply::{Reply, ACCEPTED};
 use self::state::{Current, ParamSpec};
 use crate::dm::replay::{Seen, Stale};
@@ -34,7 +37,6 @@ use crate::dm::{DmClient, Message};
 use crate::host::Identity;
 use crate::link::LinkError;
 use crate::roles::buddy::Buddy;
-use crate::roles::executor::guarded::{self, RunPass};
 use crate::roles::executor::{self, Executor};
 use crate::roles::RoleCtx;
 
@@ -140,6 +142,20 @@ pub async fn run(me: Identity, ctx: RoleCtx, job: Job) -> Result<(), LinkError> 
     Ok(())
 }
 
+/// A control command as the guardian sees it; `None` for `status` (it only reads) and `run`
+/// (judged on its own).
+fn control(action: &Action, sender: nostr::PublicKey) -> Option<guarded::Guarded> {
+    let parameters = match action {
+        Action::Pause | Action::Resume | Action::Restart => serde_json::Map::new(),
+        Action::AdjustParams(changes) => changes
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::json!(v)))
+            .collect(),
+        Action::Status | Action::Run { .. } => return None,
+    };
+    Some(guarded::control(action.word(), parameters, sender))
+}
+
 impl Worker {
     async fn handle(&mut self, m: Message) {
         match self.seen.admit(&m, Timestamp::now()) {
@@ -187,6 +203,19 @@ impl Worker {
             return self.reply(&m, cmd.json, &r, false).await;
         }
         tracing::info!(worker = %self.me.name, sender = %m.sender, command = cmd.action.word(), "command accepted");
+        if let Some(g) = control(&cmd.action, m.sender) {
+            // A control command acts on the worker: the guardian and the gate judge it first
+            // (a run is judged in its own task, as it may wait for the owner's answer).
+            if let Pass::Stop(why) = guarded::judge(&self.ctx, &self.me, &m, &g).await {
+                let r = Reply::new(
+                    cmd.request.clone(),
+                    cmd.action.word(),
+                    false,
+                    format!("the guardian stopped it: {why}"),
+                );
+                return self.reply(&m, cmd.json, &r, false).await;
+            }
+        }
         self.execute(m, cmd).await;
     }
 
@@ -307,14 +336,13 @@ impl Worker {
                             // Runs take up to 30 s (a CONFIRM up to 10 min of town time): other
                             // commands (status, pause) go on meanwhile.
                             tokio::spawn(async move {
-                                let pass =
-                                    guarded::judge(&ctx, &me, &m, &skill, &named, &positional)
-                                        .await;
+                                let g = guarded::run(&me, &skill, &named, &positional);
+                                let pass = guarded::judge(&ctx, &me, &m, &g).await;
                                 let r = match pass {
-                                    RunPass::Go => {
+                                    Pass::Go => {
                                         x.run(&skill, named, positional, req, &current).await
                                     }
-                                    RunPass::Stop(why) => executor::not_run(
+                                    Pass::Stop(why) => executor::not_run(
                                         &skill,
                                         req,
                                         format!("the guardian stopped it: {why}"),
