@@ -14,6 +14,19 @@ use tokio::sync::broadcast;
 /// How long to wait for the relay when connecting and fetching.
 pub const RELAY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How far back a live subscription starts (see [`live_since`]).
+pub const LIVE_SLACK: Duration = Duration::from_secs(60);
+
+/// Where a live subscription starts. Agents subscribe, then fetch history; an event signed a
+/// second before the subscription but stored only after the history fetch would match
+/// neither if the subscription began at "now" (a loaded host is slow enough for that), so it
+/// begins a minute back. Events that come twice are the caller's to ignore (every follower
+/// files by event id); a reconnect re-sends the subscription and catches up from the same
+/// point.
+pub fn live_since() -> nostr::Timestamp {
+    nostr::Timestamp::now() - LIVE_SLACK.as_secs()
+}
+
 /// Errors talking to the relay.
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {

@@ -3,12 +3,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use nostr::{Filter, Kind, Timestamp};
+use nostr::{Filter, Kind};
 use nostr_sdk::RelayPoolNotification;
 use soul_kinds::SoulKind;
 
 use super::render;
-use crate::link::Link;
+use crate::link::{live_since, Link};
 use crate::roles::brain::debate_kinds;
 use crate::town::load::Town;
 
@@ -34,10 +34,7 @@ pub(super) async fn run(
     );
     let mut notifications = link.client().notifications();
     link.client()
-        .subscribe(
-            Filter::new().kinds(kinds.clone()).since(Timestamp::now()),
-            None,
-        )
+        .subscribe(Filter::new().kinds(kinds.clone()).since(live_since()), None)
         .await?;
     let mut past: Vec<_> = link
         .fetch(Filter::new().kinds(kinds).limit(history))

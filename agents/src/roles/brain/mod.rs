@@ -20,13 +20,13 @@ mod step;
 use std::sync::Arc;
 use std::time::Duration;
 
-use nostr::{Event, Filter, Kind, PublicKey, Timestamp};
+use nostr::{Event, Filter, Kind, PublicKey};
 use nostr_sdk::RelayPoolNotification;
 use soul_kinds::{parse, Brains, SoulKind, Task};
 
 use crate::clock::Clock;
 use crate::host::{Identity, Supervisor};
-use crate::link::{Link, LinkError};
+use crate::link::{live_since, Link, LinkError};
 use crate::mind::brain::Lexicon;
 use crate::schedule::TownSchedule;
 
@@ -166,10 +166,7 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Link
     let mut published = link.published();
     let kinds = followed_kinds();
     link.client()
-        .subscribe(
-            Filter::new().kinds(kinds.clone()).since(Timestamp::now()),
-            None,
-        )
+        .subscribe(Filter::new().kinds(kinds.clone()).since(live_since()), None)
         .await
         .map_err(|e| LinkError::Sdk(e.to_string()))?;
     // History after subscribing, so nothing falls between the two.

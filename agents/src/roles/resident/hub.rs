@@ -16,7 +16,7 @@ use soul_kinds::{parse, tags, News, SoulKind, TownEvent};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{watch, Notify};
 
-use crate::link::{Link, LinkError};
+use crate::link::{live_since, Link, LinkError};
 
 /// News items and town events kept for writers.
 const BULLETIN: usize = 50;
@@ -231,7 +231,7 @@ fn kinds() -> Vec<Kind> {
 async fn follow(hub: Weak<Hub>, link: Link, residents: Vec<PublicKey>) -> Result<(), LinkError> {
     let mut notifications = link.client().notifications();
     let mut published = link.published();
-    let live = Filter::new().kinds(kinds()).since(Timestamp::now());
+    let live = Filter::new().kinds(kinds()).since(live_since());
     link.client()
         .subscribe(live, None)
         .await

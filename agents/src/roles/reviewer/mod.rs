@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nostr::nips::nip01::Coordinate;
-use nostr::{Event, EventId, Filter, Kind, PublicKey, Timestamp};
+use nostr::{Event, EventId, Filter, Kind, PublicKey};
 use nostr_sdk::RelayPoolNotification;
 use soul_kinds::content::review;
 use soul_kinds::{parse, tags, Draft, DraftStatus, Review, ReviewVerdict, Role, Roster, SoulKind};
@@ -20,7 +20,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::task::{AbortHandle, JoinSet};
 
 use crate::host::Identity;
-use crate::link::{Link, LinkError};
+use crate::link::{live_since, Link, LinkError};
 use crate::mind::{Mind, ReviewAsk, SharedMind};
 pub use ng::{Hit, NgRules};
 
@@ -135,7 +135,7 @@ pub async fn run(
     let mut notifications = link.client().notifications();
     let mut published = link.published();
     link.client()
-        .subscribe(Filter::new().kinds(kinds()).since(Timestamp::now()), None)
+        .subscribe(Filter::new().kinds(kinds()).since(live_since()), None)
         .await
         .map_err(|e| LinkError::Sdk(e.to_string()))?;
     let mut desk = Desk::default();

@@ -21,7 +21,7 @@ use tokio::sync::Mutex;
 use tokio::task::{AbortHandle, JoinSet};
 
 use crate::host::Identity;
-use crate::link::{Link, LinkError};
+use crate::link::{live_since, Link, LinkError};
 use crate::roles::RoleCtx;
 
 /// The rolling window: one suggestion per worker per this many seconds.
@@ -138,7 +138,7 @@ pub async fn relay_suggestions(me: Identity, ctx: RoleCtx) -> Result<(), LinkErr
     let mut published = ctx.link.published();
     ctx.link
         .client()
-        .subscribe(Filter::new().kind(kind).since(Timestamp::now()), None)
+        .subscribe(Filter::new().kind(kind).since(live_since()), None)
         .await
         .map_err(|e| LinkError::Sdk(e.to_string()))?;
     loop {
