@@ -8,6 +8,10 @@ use nostr_sdk::prelude::*;
 use soul_kinds::SoulKind;
 
 use crate::util::*;
+use crate::workers::phone::Phone;
+
+/// A federation peer that is down: nothing listens on port 1 of 127.0.0.1.
+const DEAD_PEER: &str = "ws://127.0.0.1:1";
 
 /// A relay without soul's policies, on 127.0.0.1, standing for a public relay.
 async fn public_relay() -> (LocalRelay, String) {
@@ -29,7 +33,8 @@ async fn the_bridge_pushes_public_events_pulls_owner_tasks_and_keeps_secrets_hom
     let (_public, public_url) = public_relay().await;
     let town = TestTown::new();
     let mut config = town.config();
-    config.relay.federation = vec![public_url.clone()];
+    // A dead peer first: it must not hold up the live one.
+    config.relay.federation = vec![DEAD_PEER.to_owned(), public_url.clone()];
     config.save(&town.dir).unwrap();
     let roster = config.roster().unwrap();
     let members: Vec<PublicKey> = roster.members.iter().map(|m| m.pubkey).collect();
@@ -98,12 +103,31 @@ async fn the_bridge_pushes_public_events_pulls_owner_tasks_and_keeps_secrets_hom
         "gift wraps, memory and heartbeats never leave: {leaked:?}"
     );
 
+    // In (after the leak check: this wrap is the phone's own, on the public relay): the
+    // owner's phone, which knows only the public relay, DMs the buddy; the
+    // bridge pulls the gift wrap home and the buddy's answer waits for the owner at home.
+    let phone = Phone::new(&public_url, &owner).await;
+    let (_, asked) = phone.send(buddy, "hello from the phone").await;
+    let home_phone = Phone::new(&up.url, &owner).await;
+    let answer = home_phone.reply(buddy, asked).await;
+    assert!(
+        !answer.trim().is_empty(),
+        "the buddy answered the pulled DM"
+    );
+
     // A restart resumes: negentropy finds what the peer has; the old debate is not sent again.
     let first_run = stderr_lines(&up);
     assert!(
         first_run.iter().any(|l| l.contains("caught up")),
         "{first_run:?}"
     );
+    // The dead peer was retried with a growing back-off all along.
+    let retries = |wait: &str| {
+        first_run
+            .iter()
+            .any(|l| l.contains(DEAD_PEER) && l.contains(&format!("retrying in {wait}")))
+    };
+    assert!(retries("1 s") && retries("2 s"), "{first_run:?}");
     assert!(up.terminate().success());
     let up = town.up(&["--speed", "60"]);
     let home = client(&up.url, None).await;
