@@ -172,6 +172,76 @@ async fn the_town_drafts_reviews_posts_and_reports() {
     assert!(want.is_empty(), "soul watch never showed {want:?}");
 }
 
+/// An RSS feed served over HTTP on 127.0.0.1, standing for a news site's feed.
+async fn feed_server() -> (String, tokio::task::JoinHandle<()>) {
+    const RSS: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Hill Street Weekly</title><link>http://127.0.0.1/</link>
+<description>served by the test</description>
+<item><title>Community garden opens twenty new plots</title><link>http://127.0.0.1/plots</link>
+<description>&lt;p&gt;Sign-ups open on &lt;b&gt;Saturday&lt;/b&gt; at the gate.&lt;/p&gt;</description>
+<category>gardening</category></item>
+</channel></rss>"#;
+    let app = axum::Router::new().route(
+        "/feed.xml",
+        axum::routing::get(|| async { ([("content-type", "application/rss+xml")], RSS) }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/feed.xml", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    (url, task)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_reporter_reads_a_feed_over_http_and_skips_dead_and_broken_ones() {
+    let (live, _server) = feed_server().await;
+    let town = TestTown::new();
+    let bulletin = town.dir.join("bulletin");
+    std::fs::write(bulletin.join("broken.xml"), "<rss><channel><item>cut off").unwrap();
+    let sources = std::fs::read_to_string(bulletin.join("sources.yaml")).unwrap();
+    let feeds = format!(
+        "feeds:\n  - url: http://127.0.0.1:1/feed.xml\n  - file: broken.xml\n  - url: {live}\n"
+    );
+    let start = sources.find("feeds:").unwrap();
+    let end = sources.find("manual:").unwrap();
+    let sources = format!("{}{feeds}\n{}", &sources[..start], &sources[end..]);
+    std::fs::write(bulletin.join("sources.yaml"), sources).unwrap();
+
+    let up = town.up(&["--speed", "60"]);
+    let c = client(&up.url, None).await;
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let item = loop {
+        let news = c
+            .fetch_events(kind(SoulKind::News), Duration::from_secs(5))
+            .await
+            .unwrap();
+        if let Some(n) = news
+            .iter()
+            .filter_map(|e| parse::<News>(e).ok())
+            .find(|n| n.source == "Hill Street Weekly")
+        {
+            break n;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the http feed's item never reached the bulletin"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(item.title, "Community garden opens twenty new plots");
+    assert_eq!(item.summary, "Sign-ups open on Saturday at the gate.");
+    assert_eq!(item.link.as_deref(), Some("http://127.0.0.1/plots"));
+    let log = up.stderr.try_iter().collect::<Vec<_>>().join("\n");
+    for dead in ["http://127.0.0.1:1/feed.xml", "broken.xml"] {
+        assert!(
+            log.lines()
+                .any(|l| l.contains("feed skipped") && l.contains(dead)),
+            "{dead} is logged and skipped: {log}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_politician_is_rejected_with_the_rule_and_the_rewrite_avoids_it() {
     let town = TestTown::new();
