@@ -285,3 +285,70 @@ async fn read_capped(
     }
     (String::from_utf8_lossy(&kept).into_owned(), cut)
 }
+
+/// The launcher's own behaviour, with `sh` and `sleep` standing in for a bubblewrap that hangs
+/// while setting up, dies before the command starts, or starts a command that says too much
+/// (the real bubblewrap runs in the cross-process sandbox tests).
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(start_ms: u64, cap: usize) -> Limits {
+        Limits {
+            start: Duration::from_millis(start_ms),
+            run: Duration::from_secs(20),
+            output_cap: cap,
+        }
+    }
+
+    fn sh(script: &str) -> Vec<String> {
+        vec!["-c".into(), script.into()]
+    }
+
+    #[tokio::test]
+    async fn a_sandbox_that_never_comes_up_is_a_start_time_out() {
+        let got = run_bwrap(Path::new("sleep"), &["20".into()], limits(300, 1024)).await;
+        match got {
+            Err(SandboxError::StartTimeout(limit, why)) => {
+                assert_eq!(limit, Duration::from_millis(300));
+                assert!(why.contains("still setting up"), "{why}");
+            }
+            other => panic!("expected a start time-out, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn bubblewrap_failing_before_the_command_says_why() {
+        let script =
+            sh("echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2; exit 1");
+        match run_bwrap(Path::new("sh"), &script, limits(10_000, 1024)).await {
+            Err(SandboxError::StartTimeout(_, why)) => assert!(
+                why.contains("exited before the command started")
+                    && why.contains("Creating new namespace failed"),
+                "{why}"
+            ),
+            other => panic!("expected bubblewrap's own error, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn output_past_the_cap_is_read_and_dropped() {
+        let script = sh(&format!(
+            "printf '{STARTED}\\n' >&2; head -c 100000 /dev/zero | tr '\\0' x; echo done >&2",
+            STARTED = bwrap::STARTED
+        ));
+        let out = run_bwrap(Path::new("sh"), &script, limits(10_000, 1024))
+            .await
+            .unwrap();
+        assert_eq!(
+            out.exit_code,
+            Some(0),
+            "the command was not blocked by a full pipe"
+        );
+        assert_eq!(out.output.len(), 1024);
+        assert!(out.output.chars().all(|c| c == 'x'));
+        assert!(out.truncated);
+        assert_eq!(out.error.trim(), "done", "the marker is not part of stderr");
+        assert!(!out.timed_out);
+    }
+}
