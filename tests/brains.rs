@@ -123,6 +123,8 @@ async fn safe_task_is_approved_and_completed_risky_one_rejected() {
 
     let c = client(&relay.url, None).await;
     let owner = town.keys("owner");
+    // Anyone can follow the debate live in a terminal.
+    let watch = Watch::start(&town, &relay.url);
     let risky = publish_task(
         &c,
         &owner,
@@ -131,6 +133,12 @@ async fn safe_task_is_approved_and_completed_risky_one_rejected() {
     .await;
     let (_, d) = decision(&c, risky).await;
     assert_eq!(d.outcome, Outcome::Rejected, "{d:?}");
+    let task = &risky.to_hex()[..8];
+    let asks = format!("[task {task}] owner asks");
+    let panda_votes = format!("[task {task}] round 1 · panda votes reject");
+    let decided = format!("[task {task}] DECISION by gorilla: rejected");
+    let missing = watch.until(&[asks.as_str(), panda_votes.as_str(), decided.as_str()]);
+    assert!(missing.is_empty(), "soul watch never showed {missing:?}");
     let ops = opinions(&c, risky).await;
     let panda = town.keys("panda").public_key();
     assert!(

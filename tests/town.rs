@@ -2,8 +2,6 @@
 //! post what was approved, the reporter fills the bulletin; all under `soul up --speed 600`.
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::time::Duration;
 
 use nostr_sdk::prelude::*;
@@ -145,31 +143,9 @@ async fn the_town_drafts_reviews_posts_and_reports() {
     }
 
     // `soul watch` shows the town.
-    let mut watch = soul()
-        .args(["watch", "--relay", &up.url, "--town"])
-        .arg(&town.dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("soul watch");
-    let out = watch.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let mut want: HashSet<&str> =
-        ["[draft]", "[review]", "[news]", "[note]", "[town event]"].into();
-    let deadline = std::time::Instant::now() + PATIENCE;
-    while !want.is_empty() && std::time::Instant::now() < deadline {
-        if let Ok(line) = rx.recv_timeout(Duration::from_secs(1)) {
-            want.retain(|w| !line.starts_with(w));
-        }
-    }
-    let _ = watch.kill();
-    let _ = watch.wait();
-    assert!(want.is_empty(), "soul watch never showed {want:?}");
+    let watch = Watch::start(&town, &up.url);
+    let missing = watch.until(&["[draft]", "[review]", "[news]", "[note]", "[town event]"]);
+    assert!(missing.is_empty(), "soul watch never showed {missing:?}");
 }
 
 /// An RSS feed served over HTTP on 127.0.0.1, standing for a news site's feed.

@@ -166,6 +166,52 @@ impl Running {
     }
 }
 
+/// `soul watch` on a relay, its stdout read line by line; killed on drop.
+pub struct Watch {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Watch {
+    pub fn start(town: &TestTown, url: &str) -> Self {
+        let mut child = soul()
+            .args(["watch", "--relay", url, "--town"])
+            .arg(&town.dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("soul watch");
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        Self { child, lines }
+    }
+
+    /// Reads lines until each needle has appeared in one (or PATIENCE runs out); returns the
+    /// needles never seen.
+    pub fn until<'a>(&self, needles: &[&'a str]) -> Vec<&'a str> {
+        let mut want: Vec<&str> = needles.to_vec();
+        let deadline = std::time::Instant::now() + PATIENCE;
+        while !want.is_empty() && std::time::Instant::now() < deadline {
+            if let Ok(line) = self.lines.recv_timeout(Duration::from_secs(1)) {
+                want.retain(|w| !line.contains(w));
+            }
+        }
+        want
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.child.kill();
