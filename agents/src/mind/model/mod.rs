@@ -142,7 +142,7 @@ impl ModelMind {
     }
 }
 
-/// The reason a text answer carries, for the roles that publish one.
+/// The text of a `text_response` (a post, a review's or an evaluation's reason).
 fn text_of(out: &MindOutput) -> Result<String, String> {
     match &out.proposal.shape {
         Shape::Text(t) => Ok(t.trim().to_owned()),
