@@ -1,8 +1,6 @@
 //! [`BuiltIn`]: the deterministic mind behind the [`Mind`] trait. Offline, instant, and the
 //! stand-in whenever a model's answer cannot be used.
 
-use std::time::Instant;
-
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -71,16 +69,7 @@ impl Mind for BuiltIn {
     }
 
     fn opinion<'a>(&'a self, ask: &'a OpinionAsk<'a>) -> BoxFuture<'a, Thought<Opinion>> {
-        Box::pin(async move {
-            let start = Instant::now();
-            let value = Self::opinion_now(ask);
-            Thought {
-                value,
-                mind: LABEL.into(),
-                fallback: None,
-                millis: start.elapsed().as_millis() as u64,
-            }
-        })
+        Box::pin(async move { Thought::timed(LABEL, || Self::opinion_now(ask)) })
     }
 
     fn propose<'a>(&'a self, ask: &'a ActAsk<'a>) -> BoxFuture<'a, Thought<Proposal>> {
@@ -92,16 +81,7 @@ impl Mind for BuiltIn {
     }
 
     fn draft<'a>(&'a self, ask: &'a DraftAsk<'a>) -> BoxFuture<'a, Thought<Option<Written>>> {
-        Box::pin(async move {
-            let start = Instant::now();
-            let value = Self::draft_now(ask);
-            Thought {
-                value,
-                mind: LABEL.into(),
-                fallback: None,
-                millis: start.elapsed().as_millis() as u64,
-            }
-        })
+        Box::pin(async move { Thought::timed(LABEL, || Self::draft_now(ask)) })
     }
 
     fn review<'a>(&'a self, ask: &'a ReviewAsk<'a>) -> BoxFuture<'a, Thought<Review>> {

@@ -149,7 +149,10 @@ async fn draft(mind: &dyn Mind, lessons: &[String]) -> String {
     let common = Common::default();
     let max = common.max_post_chars;
     let accept = |t: &str| !t.to_lowercase().contains(AVOIDED) && t.chars().count() <= max;
-    let rules = vec!["NG1: real people's names — no real person may be named".to_owned()];
+    let rules = vec![(
+        "NG1".to_owned(),
+        "real people's names — no real person may be named".to_owned(),
+    )];
     let ask = DraftAsk {
         agent: "mia",
         input: writer::Input {

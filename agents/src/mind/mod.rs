@@ -94,8 +94,8 @@ pub struct DraftAsk<'a> {
     pub seed: u64,
     /// Relevant lessons (rejected drafts, the town's and its own).
     pub lessons: &'a [String],
-    /// The NG rules as the prompt lists them (`NG1: real people's names — …`).
-    pub rules: &'a [String],
+    /// The NG rules: (id, "name — description").
+    pub rules: &'a [(String, String)],
     /// Words the post must not contain (what reviews and lessons quoted).
     pub avoid: &'a [String],
     /// The last post, which the new one must not repeat.
@@ -183,6 +183,18 @@ impl<T> Thought<T> {
             mind: mind.into(),
             fallback: None,
             millis: 0,
+        }
+    }
+
+    /// `think`'s answer as a thought of `mind`'s, timed.
+    pub fn timed(mind: &str, think: impl FnOnce() -> T) -> Self {
+        let start = std::time::Instant::now();
+        let value = think();
+        Self {
+            value,
+            mind: mind.into(),
+            fallback: None,
+            millis: start.elapsed().as_millis() as u64,
         }
     }
 }

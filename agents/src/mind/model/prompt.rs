@@ -197,8 +197,8 @@ pub fn draft(soul: &str, ask: &DraftAsk<'_>) -> Vec<Message> {
         ));
     }
     u.push_str("\nThe town's NG rules; a post that breaks one is rejected:\n");
-    for r in ask.rules {
-        u.push_str(&format!("- {r}\n"));
+    for (id, what) in ask.rules {
+        u.push_str(&format!("- {id}: {what}\n"));
     }
     u.push_str(&format!(
         "\nWrite the post in {language}, at most {} characters, in your own voice.",

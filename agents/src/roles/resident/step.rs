@@ -341,18 +341,12 @@ impl Life {
                     .as_deref()
                     .is_none_or(|l| writer::similarity(l, t) < ALIKE)
         };
-        let rules: Vec<String> = setup
-            .rules
-            .rules()
-            .iter()
-            .map(|r| format!("{}: {} — {}", r.id, r.name, r.description))
-            .collect();
         let ask = DraftAsk {
             agent: &me.name,
             input,
             seed,
             lessons: &lessons,
-            rules: &rules,
+            rules: setup.rules.listed(),
             avoid: &avoid,
             last_post: last_post.as_deref(),
             accept: &accept,

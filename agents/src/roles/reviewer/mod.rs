@@ -214,15 +214,10 @@ async fn catch_up(
 /// The review of one draft: the NG patterns first, then the mind, which can only be stricter.
 async fn think(me: &Identity, rules: &NgRules, mind: &dyn Mind, text: &str) -> Review {
     let found = judge(rules, text);
-    let listed: Vec<(String, String)> = rules
-        .rules()
-        .iter()
-        .map(|r| (r.id.clone(), format!("{} — {}", r.name, r.description)))
-        .collect();
     let ask = ReviewAsk {
         agent: &me.name,
         text,
-        rules: &listed,
+        rules: rules.listed(),
         found: &found,
     };
     let thought = mind.review(&ask).await;

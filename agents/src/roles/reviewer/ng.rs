@@ -72,6 +72,8 @@ pub struct Hit {
 #[derive(Debug, Clone)]
 pub struct NgRules {
     rules: Vec<NgRule>,
+    /// (id, "name — description") per rule, as minds are told them.
+    listed: Vec<(String, String)>,
 }
 
 impl NgRules {
@@ -143,12 +145,22 @@ impl NgRules {
                 patterns,
             });
         }
-        Ok(Self { rules })
+        let listed = rules
+            .iter()
+            .map(|r| (r.id.clone(), format!("{} — {}", r.name, r.description)))
+            .collect();
+        Ok(Self { rules, listed })
     }
 
     /// The rules, in file order.
     pub fn rules(&self) -> &[NgRule] {
         &self.rules
+    }
+
+    /// (id, "name — description") per rule, in file order: the rules as a mind reads them in
+    /// a draft's or a review's ask. Built once, as a thousand residents ask with them.
+    pub fn listed(&self) -> &[(String, String)] {
+        &self.listed
     }
 
     /// Every rule `text` breaks, first match per rule, in file order.
