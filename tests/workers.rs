@@ -350,10 +350,17 @@ async fn the_guardian_judges_every_run_and_asks_before_a_dangerous_one() {
     let (_, no_id) = owner.send(executor, "run delete_files file=a.txt").await;
     let q = question(&owner, executor, "a.txt").await;
     let code = q.split("Reply \"yes ").nth(1).unwrap()[..6].to_owned();
-    owner.send(executor, &format!("no {code}")).await;
+    let (_, answer_id) = owner.send(executor, &format!("no {code}")).await;
     let r = owner.reply(executor, no_id).await;
     assert!(r.contains("did not confirm"), "{r}");
     assert!(!town.dir.join("workspace/a.txt").exists());
+    // The answer went to the question, not to the worker as a command: once a later command
+    // is answered (the worker reads its DMs in order), the answer still has no reply.
+    assert!(owner.ask(executor, "status").await.contains("executor is"));
+    assert!(
+        owner.replies(executor, answer_id).await.is_empty(),
+        "no stray reply to the owner's answer"
+    );
 
     let (_, yes_id) = owner.send(executor, "run delete_files file=b.txt").await;
     let q = question(&owner, executor, "b.txt").await;

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use nostr::{Keys, PublicKey};
 
-use super::confirm::{code_for, read_answer, Answer};
+use super::confirm::{code_for, how_to_answer, read_answer, Answer};
 use crate::dm::DmClient;
 
 /// Asks `owner` `question` as `keys` over `relay` and waits up to `ttl` for the answer.
@@ -27,7 +27,11 @@ pub async fn ask_owner(
     };
     let answer = async {
         let mut rx = dm.follow().await.ok()?;
-        let text = format!("{question}\n\nReply \"yes {code}\" to go ahead; anything else, or no answer within {} minutes, is a no.", ttl.as_secs().div_ceil(60).max(1));
+        let text = format!(
+            "{question}\n\n{} to go ahead; anything else, or no answer within {} minutes, is a no.",
+            how_to_answer(&code),
+            ttl.as_secs().div_ceil(60).max(1)
+        );
         let rumor = dm.send(owner, &text, Vec::new()).await.ok()?;
         tokio::time::timeout(ttl, async {
             loop {

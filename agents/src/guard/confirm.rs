@@ -52,3 +52,31 @@ pub fn read_answer(text: &str) -> Answer {
 pub fn code_for(subject: &str) -> String {
     subject.chars().take(6).collect()
 }
+
+/// What a question tells the owner to send back to say yes.
+pub fn how_to_answer(code: &str) -> String {
+    format!("Reply \"yes {code}\"")
+}
+
+/// The code a question (as [`how_to_answer`] words it) asks to be answered with, if `text` is
+/// such a question.
+pub fn code_asked(text: &str) -> Option<&str> {
+    let rest = text.split("Reply \"yes ").nth(1)?;
+    let code = rest.split('"').next()?;
+    (!code.is_empty() && code.len() <= 16).then_some(code)
+}
+
+#[cfg(test)]
+mod question_tests {
+    use super::*;
+
+    #[test]
+    fn a_question_names_its_code() {
+        let q = format!(
+            "run delete_files: sure?\n\n{} to go ahead.",
+            how_to_answer("1a2b3c")
+        );
+        assert_eq!(code_asked(&q), Some("1a2b3c"));
+        assert_eq!(code_asked("yes 1a2b3c"), None);
+    }
+}

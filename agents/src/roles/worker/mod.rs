@@ -22,6 +22,7 @@ pub mod reply;
 pub mod state;
 pub mod suggest;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use nostr::{Tag, TagKind, Timestamp};
@@ -34,6 +35,7 @@ use self::reply::{Reply, ACCEPTED};
 use self::state::{Current, ParamSpec};
 use crate::dm::replay::{Seen, Stale};
 use crate::dm::{DmClient, Message};
+use crate::guard::confirm;
 use crate::host::Identity;
 use crate::link::LinkError;
 use crate::roles::buddy::Buddy;
@@ -98,6 +100,9 @@ struct Worker {
     job: Job,
     current: Current,
     seen: Seen,
+    /// Codes of the questions this worker asked the owner (CONFIRM): the owner's answers go
+    /// to the guardian's asker, and must not be read here as commands or chat.
+    asked: HashSet<String>,
 }
 
 /// Runs a worker until its task is aborted.
@@ -127,6 +132,11 @@ pub async fn run(me: Identity, ctx: RoleCtx, job: Job) -> Result<(), LinkError> 
         job,
         current,
         seen,
+        asked: history
+            .iter()
+            .filter(|m| m.sender == my)
+            .filter_map(|m| confirm::code_asked(&m.text).map(str::to_owned))
+            .collect(),
     };
     // What arrived while we were away, oldest first; replays and stale ones are dropped here.
     for m in history.into_iter().filter(|m| m.sender != my) {
@@ -135,6 +145,9 @@ pub async fn run(me: Identity, ctx: RoleCtx, job: Job) -> Result<(), LinkError> 
     while let Some(m) = w.dm.next(&mut rx).await {
         if m.sender == my {
             w.seen.absorb_reply(&m);
+            if let Some(code) = confirm::code_asked(&m.text) {
+                w.asked.insert(code.to_owned());
+            }
         } else {
             w.handle(m).await;
         }
@@ -166,6 +179,20 @@ impl Worker {
             }
             Err(Stale::TooOld(age)) => {
                 tracing::info!(worker = %self.me.name, wrap = %m.wrap_id, age, "ignored a stale message");
+                return;
+            }
+        }
+        if m.sender == self.ctx.options.roster.owner {
+            // An answer to one of our questions is read by the guardian's asker; answering it
+            // here too would send the owner a stray reply.
+            let code = m
+                .text
+                .split_whitespace()
+                .find(|w| self.asked.contains(*w))
+                .map(str::to_owned);
+            if let Some(code) = code {
+                self.asked.remove(&code);
+                tracing::debug!(worker = %self.me.name, code, "the owner answered a question; not a command");
                 return;
             }
         }
