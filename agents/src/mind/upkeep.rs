@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nostr::{EventId, Filter, Keys};
-use soul_karma::{Job, Karma, NewLesson};
+use soul_karma::{Job, JobStatus, Karma, NewLesson};
 use soul_kinds::content::lesson;
 use soul_kinds::{Lesson, SoulKind};
 
@@ -86,6 +86,39 @@ impl Running {
                 return None;
             }
         };
+        Some(Self::beating(karma, id))
+    }
+
+    /// The running `kind` job about `subject` that an earlier process of `agent` left behind
+    /// (it stopped mid-way, and this one carries the work on): its heart beats again from here,
+    /// so it is ended like any other rather than reclaimed as a zombie. `None` when there is
+    /// none (or the hunter reclaimed it already: it was silent too long to be carried on).
+    pub async fn adopt(karma: &Karma, kind: &str, subject: EventId, agent: &str) -> Option<Self> {
+        let (k, a) = (kind.to_owned(), agent.to_owned());
+        let found = blocking(karma, move |karma| {
+            let orphan = karma
+                .jobs_about(&subject.to_hex())?
+                .into_iter()
+                .rfind(|j| j.kind == k && j.agent == a && j.status == JobStatus::Running);
+            if let Some(j) = &orphan {
+                karma.heartbeat(j.id, soul_karma::now_secs())?;
+                karma.note_job(j.id, "carried on after a restart")?;
+            }
+            Ok(orphan.map(|j| j.id))
+        })
+        .await;
+        match found {
+            Ok(Some(id)) => Some(Self::beating(karma, id)),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(agent, "karma: cannot look for the job left running: {e}");
+                None
+            }
+        }
+    }
+
+    /// The handle of running job `id`, its heart beating every [`HEARTBEAT`].
+    fn beating(karma: &Karma, id: i64) -> Self {
         let beating = karma.clone();
         let beat = tokio::spawn(async move {
             let mut every = tokio::time::interval(HEARTBEAT);
@@ -98,11 +131,11 @@ impl Running {
                 }
             }
         });
-        Some(Self {
+        Self {
             id,
             karma: karma.clone(),
             beat,
-        })
+        }
     }
 
     /// This job's row id.
@@ -316,7 +349,6 @@ impl Drop for Upkeep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use soul_karma::JobStatus;
 
     fn job(karma: &Karma, id: i64) -> Job {
         karma.job(id).unwrap().unwrap()
@@ -383,6 +415,36 @@ mod tests {
                 .collect::<Vec<_>>(),
             [id],
             "its log waits for deferred distillation"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_restarted_agent_carries_on_the_job_its_last_process_left_running() {
+        let karma = Karma::in_memory().unwrap();
+        let task = EventId::all_zeros();
+        let first = Running::start(&karma, "execution", task, "triceratops", "executing")
+            .await
+            .unwrap();
+        let id = first.id();
+        drop(first); // the process died mid-way
+        assert!(
+            Running::adopt(&karma, "execution", task, "panda")
+                .await
+                .is_none(),
+            "only the agent's own job is carried on"
+        );
+        let again = Running::adopt(&karma, "execution", task, "triceratops")
+            .await
+            .expect("the job left running");
+        assert_eq!(again.id(), id);
+        again.succeed("\"Back up\" completed").await;
+        let j = job(&karma, id);
+        assert_eq!((j.status, j.distilled), (JobStatus::Done, true));
+        assert!(
+            Running::adopt(&karma, "execution", task, "triceratops")
+                .await
+                .is_none(),
+            "an ended job is not carried on"
         );
     }
 

@@ -324,7 +324,7 @@ async fn finish(
     ctx.publish(debates, execution(state.task_id, *decision_id, &done))
         .await?;
     // Karma (seed 002): a failed execution leaves a lesson. Its job was started by this
-    // process, or (after a restart) by an earlier one that the zombie hunter reclaims.
+    // process, or (after a restart) by an earlier one, whose job this one carries on.
     let log = format!(
         "\"{}\" {}: {}",
         state.task.title,
@@ -332,7 +332,11 @@ async fn finish(
         done.result
     );
     let (keys, name, minds) = (&ctx.me.keys, ctx.me.name.as_str(), &ctx.setup.minds);
-    match (ctx.setup.jobs.take(&state.task_id), failed) {
+    let job = match ctx.setup.jobs.take(&state.task_id) {
+        Some(job) => Some(job),
+        None => Running::adopt(&minds.karma, "execution", state.task_id, name).await,
+    };
+    match (job, failed) {
         (Some(job), false) => job.succeed(&log).await,
         (Some(job), true) => job.fail(ctx.link, keys, name, minds, &log).await,
         (None, true) => {
