@@ -16,14 +16,15 @@ use crate::host::Identity;
 use crate::link::{Link, LinkError};
 use crate::mind::writer;
 
-/// How much `me` likes answering `author`, 0..=0.95.
+/// How much `me` likes answering `author`: 0.35..=0.95 for the town, 1 for the owner.
 pub fn affinity(me: &PublicKey, author: &PublicKey, owner: &PublicKey, exchanges: usize) -> f64 {
+    if author == owner {
+        // The owner brought the resident to life and may be checking on it: it always answers
+        // them (the depth limit still ends the thread).
+        return 1.0;
+    }
     let pair = author.to_bytes();
     let base = 0.35 + 0.5 * f64::from(pair[0] ^ me.to_bytes()[0]) / 255.0;
-    if author == owner {
-        // The owner brought the resident to life: it (nearly) always answers them.
-        return 0.95;
-    }
     (base + 0.05 * exchanges as f64).min(0.95)
 }
 
@@ -78,4 +79,22 @@ pub async fn answer(me: &Identity, link: &Link, hub: &Hub, setup: &Setup) -> Res
         hub.file(reply);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nostr::Keys;
+
+    #[test]
+    fn the_owner_is_always_answered_the_town_mostly() {
+        let (me, owner) = (Keys::generate().public_key(), Keys::generate().public_key());
+        assert_eq!(affinity(&me, &owner, &owner, 0), 1.0);
+        for _ in 0..50 {
+            let someone = Keys::generate().public_key();
+            let a = affinity(&me, &someone, &owner, 0);
+            assert!((0.35..=0.85).contains(&a), "{a}");
+            assert!(affinity(&me, &someone, &owner, 100) <= 0.95);
+        }
+    }
 }
