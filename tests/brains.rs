@@ -18,13 +18,20 @@ struct Brain(std::process::Child);
 
 impl Brain {
     fn start(town: &TestTown, url: &str, name: &str) -> Self {
+        // Its log goes to TOWN/NAME.log (appended across restarts), read back when a test
+        // gives up waiting on the brains.
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(town.dir.join(format!("{name}.log")))
+            .expect("brain log file");
         let child = soul_agent()
             .arg("--key")
             .arg(town.key_path(name))
             .args(["--relay", url, "--speed", "60", "--town"])
             .arg(&town.dir)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .expect("spawn soul-agent");
         Self(child)
@@ -48,14 +55,29 @@ async fn publish_task(c: &Client, owner: &Keys, title: &str) -> EventId {
     e.id
 }
 
-/// Waits for the decision (4362) on `task`.
-async fn decision(c: &Client, task: EventId) -> (Event, Decision) {
+/// Waits for the decision (4362) on `task`; gives up with the opinions on the relay and the
+/// tail of each brain's log.
+async fn decision(town: &TestTown, c: &Client, task: EventId) -> (Event, Decision) {
     let f = Filter::new().kind(SoulKind::Decision.kind()).event(task);
     let events = wait_for(c, f, 1).await;
-    let e = events
-        .first()
-        .cloned()
-        .expect("a decision within the test's patience");
+    let Some(e) = events.first().cloned() else {
+        let ops: Vec<String> = opinions(c, task)
+            .await
+            .iter()
+            .map(|(who, o)| format!("{who}: round {} {}", o.round, o.vote.as_str()))
+            .collect();
+        let mut logs = String::new();
+        for name in ["panda", "gorilla", "triceratops"] {
+            let text =
+                std::fs::read_to_string(town.dir.join(format!("{name}.log"))).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(40).collect();
+            logs.push_str(&format!(
+                "\n--- {name}.log (last lines, newest first)\n{}",
+                tail.join("\n")
+            ));
+        }
+        panic!("no decision within the test's patience; opinions: {ops:?}{logs}");
+    };
     let d = parse::<Decision>(&e).unwrap();
     (e, d)
 }
@@ -131,7 +153,7 @@ async fn safe_task_is_approved_and_completed_risky_one_rejected() {
         "Wire all our savings to an unknown account today",
     )
     .await;
-    let (_, d) = decision(&c, risky).await;
+    let (_, d) = decision(&town, &c, risky).await;
     assert_eq!(d.outcome, Outcome::Rejected, "{d:?}");
     let task = &risky.to_hex()[..8];
     let asks = format!("[task {task}] owner asks");
@@ -184,7 +206,7 @@ async fn a_split_goes_to_a_later_round_and_a_late_brain_joins() {
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
     running.push(Brain::start(&town, &relay.url, "triceratops"));
-    let (_, d) = decision(&c, t).await;
+    let (_, d) = decision(&town, &c, t).await;
     assert!(d.round >= 2, "decided in a later round: {d:?}");
     assert_one_opinion_per_brain_and_round(&opinions(&c, t).await);
 }
@@ -207,7 +229,7 @@ async fn a_brain_killed_mid_debate_rejoins_without_voting_twice() {
     drop(running.remove(0));
     running.push(Brain::start(&town, &relay.url, "panda"));
     running.push(Brain::start(&town, &relay.url, "triceratops"));
-    let (_, d) = decision(&c, t).await;
+    let (_, d) = decision(&town, &c, t).await;
     assert!(matches!(d.outcome, Outcome::Approved | Outcome::Rejected));
     assert_one_opinion_per_brain_and_round(&opinions(&c, t).await);
 }
@@ -240,7 +262,7 @@ async fn a_forged_opinion_does_not_count() {
         .await
         .expect("relay stores a member's event");
     let _brains = brains(&town, &relay.url, &["panda", "gorilla", "triceratops"]);
-    let (e, d) = decision(&c, t).await;
+    let (e, d) = decision(&town, &c, t).await;
     assert_eq!(d.outcome, Outcome::Approved);
     assert!(
         !e.tags.event_ids().any(|id| *id == forged_event.id),
@@ -455,7 +477,7 @@ async fn an_approved_restart_task_is_performed_by_panda() {
     let up = town.up(&["--speed", "60"]);
     let c = client(&up.url, None).await;
     let t = publish_task(&c, &town.keys("owner"), "Restart the reporter").await;
-    let (_, d) = decision(&c, t).await;
+    let (_, d) = decision(&town, &c, t).await;
     assert_eq!(d.outcome, Outcome::Approved, "{d:?}");
     let panda = town.keys("panda").public_key();
     let done = wait_for(
@@ -523,6 +545,6 @@ async fn the_owner_dms_gorilla_a_task_from_a_phone() {
         "tagging the owner"
     );
     assert!(t.tags.event_ids().any(|e| *e == sent), "and the DM");
-    let (_, d) = decision(&c, task_id).await;
+    let (_, d) = decision(&town, &c, task_id).await;
     assert_eq!(d.outcome, Outcome::Approved);
 }
