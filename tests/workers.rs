@@ -225,7 +225,7 @@ async fn wait_for_execution(c: &Client, task: EventId) -> Execution {
 }
 
 /// The buddy answers in persona, knows the owner by key, and refuses injection and
-/// impersonation; mentions get a reply too.
+/// impersonation; mentions get a reply too, once, across a restart.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_buddy_refuses_injection_and_impersonation() {
     let town = TestTown::new();
@@ -267,6 +267,26 @@ async fn the_buddy_refuses_injection_and_impersonation() {
     .await;
     let reply = replies.first().expect("a reply to the mention");
     assert!(reply.content.contains("never share"), "{}", reply.content);
+
+    // A restart re-reads the last minute of mentions (so none that came as it started is
+    // lost), and its own replies on the relay keep it from answering this one again.
+    assert!(up.terminate().success());
+    let up = town.up(&["--speed", "60"]);
+    let owner = Phone::new(&up.url, &owner_keys).await;
+    assert!(!owner.ask(buddy, "still there?").await.is_empty());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let again = owner
+        .client
+        .fetch_events(
+            Filter::new()
+                .kind(Kind::TextNote)
+                .author(buddy)
+                .event(note.id),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.len(), 1, "the mention is answered once");
 }
 
 /// The newest question `from` asked this phone's owner by DM that mentions `needle`.
