@@ -24,7 +24,7 @@ use crate::roles;
 use crate::schedule::TownSchedule;
 
 pub use presence::{heartbeat, profile, relay_lists};
-pub use supervisor::Supervisor;
+pub use supervisor::{Backoff, Supervisor};
 
 /// Who an agent is: its name and role in the roster and its keys.
 #[derive(Debug, Clone)]
@@ -78,6 +78,7 @@ pub async fn run(
     };
     let mut tasks = JoinSet::new();
     let mut handles: HashMap<String, Vec<AbortHandle>> = HashMap::new();
+    let mut backoff = Backoff::default();
     for agent in &agents {
         let h = spawn_agent(&mut tasks, agent, &ctx);
         handles.insert(agent.name.clone(), h);
@@ -98,13 +99,34 @@ pub async fn run(
                 };
                 let _ = order.reply.send(result);
             }
-            done = tasks.join_next() => match done {
-                Some(Ok(Err(e))) => tracing::error!("agent stopped: {e}"),
-                Some(Err(e)) if e.is_cancelled() => {}
-                Some(Err(e)) => tracing::error!("agent task failed: {e}"),
-                Some(Ok(Ok(()))) => {}
-                None => std::future::pending::<()>().await,
-            },
+            done = tasks.join_next_with_id() => {
+                let (id, why) = match done {
+                    Some(Ok((id, Err(e)))) => (id, e.to_string()),
+                    Some(Err(e)) if e.is_cancelled() => continue,
+                    Some(Err(e)) => (e.id(), format!("its task panicked: {e}")),
+                    Some(Ok((_, Ok(())))) => continue,
+                    None => std::future::pending().await,
+                };
+                // An agent whose task stopped would stay silent for good (a brain that never
+                // votes again): restart it, waiting longer each time it fails again.
+                let Some(name) = handles
+                    .iter()
+                    .find(|(_, hs)| hs.iter().any(|h| h.id() == id))
+                    .map(|(name, _)| name.clone())
+                else {
+                    tracing::error!("a task of no running agent stopped: {why}");
+                    continue;
+                };
+                let wait = backoff.after_failure(&name, std::time::Instant::now());
+                tracing::error!(agent = %name, "agent stopped: {why}; restarting it in {} s", wait.as_secs());
+                let supervisor = ctx.supervisor.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(wait).await;
+                    if let Err(e) = supervisor.restart(&name).await {
+                        tracing::warn!(agent = %name, "not restarted: {e}");
+                    }
+                });
+            }
         }
     }
     tasks.abort_all();

@@ -317,9 +317,11 @@ impl Life {
         let lessons = tokio::task::spawn_blocking(move || mind::lessons_about(&karma, &query))
             .await
             .unwrap_or_default();
-        let mut avoid: Vec<String> = memory::avoided(&self.memory);
-        avoid.extend(memory::quoted_words(&lessons));
-        let mut avoid: Vec<String> = avoid.iter().map(|w| w.to_lowercase()).collect();
+        let mut avoid: Vec<String> = memory::avoided(&self.memory)
+            .into_iter()
+            .chain(memory::quoted_words(&lessons))
+            .map(|w| w.to_lowercase())
+            .collect();
         avoid.sort();
         avoid.dedup();
         let favourites = memory::favourites(&self.memory);
