@@ -55,6 +55,21 @@ async fn publish_task(c: &Client, owner: &Keys, title: &str) -> EventId {
     e.id
 }
 
+/// The last lines of each brain's log (newest first), for a test that gives up on them.
+fn brain_logs(town: &TestTown) -> String {
+    let mut logs = String::new();
+    for name in ["panda", "gorilla", "triceratops"] {
+        let text =
+            std::fs::read_to_string(town.dir.join(format!("{name}.log"))).unwrap_or_default();
+        let tail: Vec<&str> = text.lines().rev().take(40).collect();
+        logs.push_str(&format!(
+            "\n--- {name}.log (last lines, newest first)\n{}",
+            tail.join("\n")
+        ));
+    }
+    logs
+}
+
 /// Waits for the decision (4362) on `task`; gives up with the opinions on the relay and the
 /// tail of each brain's log.
 async fn decision(town: &TestTown, c: &Client, task: EventId) -> (Event, Decision) {
@@ -66,17 +81,10 @@ async fn decision(town: &TestTown, c: &Client, task: EventId) -> (Event, Decisio
             .iter()
             .map(|(who, o)| format!("{who}: round {} {}", o.round, o.vote.as_str()))
             .collect();
-        let mut logs = String::new();
-        for name in ["panda", "gorilla", "triceratops"] {
-            let text =
-                std::fs::read_to_string(town.dir.join(format!("{name}.log"))).unwrap_or_default();
-            let tail: Vec<&str> = text.lines().rev().take(40).collect();
-            logs.push_str(&format!(
-                "\n--- {name}.log (last lines, newest first)\n{}",
-                tail.join("\n")
-            ));
-        }
-        panic!("no decision within the test's patience; opinions: {ops:?}{logs}");
+        panic!(
+            "no decision within the test's patience; opinions: {ops:?}{}",
+            brain_logs(town)
+        );
     };
     let d = parse::<Decision>(&e).unwrap();
     (e, d)
@@ -135,8 +143,9 @@ async fn safe_task_is_approved_and_completed_risky_one_rejected() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "soul task: {stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        "soul task: {stdout}\n{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        brain_logs(&town)
     );
     let id = stdout.lines().next().unwrap().trim();
     assert_eq!(id.len(), 64, "first line is the task id: {stdout}");
