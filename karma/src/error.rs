@@ -60,6 +60,24 @@ pub enum Error {
 }
 
 impl Error {
+    /// True when another connection held the file longer than the busy time-out: worth trying
+    /// again, unlike every other error.
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            Error::Sql {
+                source: rusqlite::Error::SqliteFailure(e, _),
+                ..
+            } | Error::Open {
+                source: rusqlite::Error::SqliteFailure(e, _),
+                ..
+            } if matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            )
+        )
+    }
+
     /// True when SQLite refused the row because a guard (CHECK, NOT NULL, UNIQUE, FOREIGN KEY)
     /// failed, as opposed to I/O.
     pub fn is_guard(&self) -> bool {

@@ -38,6 +38,9 @@ pub use lessons::{LessonRow, NewLesson};
 /// The file name inside a town directory.
 pub const FILE_NAME: &str = "karma.sqlite";
 
+/// How long [`Karma::open`] keeps trying while another process holds the file.
+pub const OPEN_PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// An open `karma.sqlite`. Cheap to clone; every clone shares one connection.
 ///
 /// A std `Mutex`, not tokio's: every statement is short and never held across an `.await`.
@@ -54,13 +57,28 @@ impl std::fmt::Debug for Karma {
 }
 
 impl Karma {
-    /// Opens (or creates) `path` and brings its schema up to date.
+    /// Opens (or creates) `path` and brings its schema up to date. While another process holds
+    /// the file (a long write, a migration under load), it tries again for up to
+    /// [`OPEN_PATIENCE`]: an agent starting beside busy neighbours must not give up.
     pub fn open(path: &Path) -> Result<Self, Error> {
-        let conn = Connection::open(path).map_err(|source| Error::Open {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::with(conn, path.to_path_buf())
+        let deadline = std::time::Instant::now() + OPEN_PATIENCE;
+        let mut pause = std::time::Duration::from_millis(100);
+        loop {
+            let opened = Connection::open(path)
+                .map_err(|source| Error::Open {
+                    path: path.to_path_buf(),
+                    source,
+                })
+                .and_then(|conn| Self::with(conn, path.to_path_buf()));
+            match opened {
+                Err(e) if e.is_busy() && std::time::Instant::now() < deadline => {
+                    tracing::warn!(path = %path.display(), "karma is busy ({e}); trying again");
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_secs(2));
+                }
+                other => return other,
+            }
+        }
     }
 
     /// A database in memory (for tools and tests that need no file).
@@ -145,6 +163,14 @@ fn migrate(conn: &mut Connection, path: &Path) -> Result<(), Error> {
         doing,
         source,
     };
+    // Up to date (every open but the first): nothing to lock. A write lock here would make an
+    // agent's start wait on whatever its neighbours are writing.
+    let known: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|source| sql_err("read the schema version", source))?;
+    if known.max(0) as usize == schema::MIGRATIONS.len() {
+        return Ok(());
+    }
     // One IMMEDIATE transaction around reading the version and applying what is missing: several
     // agents (processes) may open a fresh town's file at once, and each must see the others'
     // migrations instead of re-running them ("table already exists").

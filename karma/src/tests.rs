@@ -245,3 +245,46 @@ fn concurrent_opens_of_a_fresh_file_all_succeed() {
         assert!(version > 0);
     }
 }
+
+/// A neighbour writing while an agent starts: a fresh file waits past the 5 s busy time-out
+/// instead of failing (regression: `soul-agent` exited with "lock the schema for migration:
+/// database is locked"), and an up-to-date one opens while the neighbour still writes.
+#[test]
+fn an_open_waits_out_a_neighbours_long_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(crate::FILE_NAME);
+    // A neighbour holding the write lock until `release` says so.
+    let hold = |path: std::path::PathBuf| {
+        let (locked, wait) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let holder = std::thread::spawn(move || {
+            let c = rusqlite::Connection::open(&path).unwrap();
+            c.execute_batch("BEGIN IMMEDIATE").unwrap();
+            locked.send(()).unwrap();
+            let _ = released.recv();
+            c.execute_batch("COMMIT").unwrap();
+        });
+        wait.recv().unwrap();
+        (holder, release)
+    };
+
+    // Fresh file: the migration needs the write lock, held for 6 s.
+    let (holder, release) = hold(path.clone());
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(6));
+        release.send(()).unwrap();
+    });
+    let k = Karma::open(&path).expect("waits for the neighbour, then migrates");
+    assert!(k.version().unwrap() > 0);
+    releaser.join().unwrap();
+    holder.join().unwrap();
+    drop(k);
+
+    // Up to date: the open returns while the neighbour still holds the lock (it is released
+    // only afterwards, so an open that needed it could not succeed).
+    let (holder, release) = hold(path.clone());
+    let opened = Karma::open(&path);
+    release.send(()).unwrap();
+    holder.join().unwrap();
+    assert!(opened.is_ok(), "{:?}", opened.err());
+}
