@@ -231,14 +231,20 @@ pub const LESSONS_PER_ASK: usize = 3;
 
 /// The few most relevant live lessons for `task` (empty, logged, when karma cannot be read: a
 /// missing lesson weakens one opinion, it must not stop the debate).
-pub fn lessons_for(karma: &soul_karma::Karma, task: &soul_kinds::Task) -> Vec<String> {
-    lessons_about(karma, &format!("{} {}", task.title, task.description))
+pub async fn lessons_for(karma: &soul_karma::Karma, task: &soul_kinds::Task) -> Vec<String> {
+    lessons_about(karma, format!("{} {}", task.title, task.description)).await
 }
 
 /// The few most relevant live lessons for `text` (full-text ranking; empty, logged, when karma
-/// cannot be read).
-pub fn lessons_about(karma: &soul_karma::Karma, text: &str) -> Vec<String> {
-    match karma.relevant(text, LESSONS_PER_ASK) {
+/// cannot be read). The query runs on the blocking pool: brains ask before every opinion and a
+/// thousand residents before every draft, all sharing the async workers.
+pub async fn lessons_about(karma: &soul_karma::Karma, text: String) -> Vec<String> {
+    let karma = karma.clone();
+    let found = tokio::task::spawn_blocking(move || karma.relevant(&text, LESSONS_PER_ASK))
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.map_err(|e| e.to_string()));
+    match found {
         Ok(rows) => rows.into_iter().map(|l| l.lesson).collect(),
         Err(e) => {
             tracing::warn!("karma not read: {e}");

@@ -70,12 +70,8 @@ pub(super) async fn run_cycle(
             .get(&target)
             .copied()
             .unwrap_or_else(|| target.default_params());
-        let karma = ctx.setup.minds.karma.clone();
         let query = format!("retune {target} evaluation");
-        let lessons =
-            tokio::task::spawn_blocking(move || crate::mind::lessons_about(&karma, &query))
-                .await
-                .unwrap_or_default();
+        let lessons = crate::mind::lessons_about(&ctx.setup.minds.karma, query).await;
         let ask = EvaluationAsk {
             agent: &ctx.me.name,
             evaluator: ctx.name,

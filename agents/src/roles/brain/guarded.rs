@@ -307,7 +307,7 @@ async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String
             o.proposed_approach
         )
     }));
-    let lessons = crate::mind::lessons_for(&ctx.setup.minds.karma, &state.task);
+    let lessons = crate::mind::lessons_for(&ctx.setup.minds.karma, &state.task).await;
     let ask = ActAsk {
         agent: &ctx.me.name,
         question: "Carry out the decided task: propose the tool call that executes the decision."

@@ -113,7 +113,7 @@ async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Res
         .collect();
     // Karma (seed 002): the few most relevant live lessons, for the built-in mind to cite and
     // the model to read below Soul and Skills.
-    let lessons = crate::mind::lessons_for(&ctx.setup.minds.karma, &state.task);
+    let lessons = crate::mind::lessons_for(&ctx.setup.minds.karma, &state.task).await;
     let ask = crate::mind::OpinionAsk {
         agent: &ctx.me.name,
         brain: BrainContext {

@@ -313,10 +313,7 @@ impl Life {
             setup.profile.interests.join(" "),
             about(&source)
         );
-        let karma = setup.minds.karma.clone();
-        let lessons = tokio::task::spawn_blocking(move || mind::lessons_about(&karma, &query))
-            .await
-            .unwrap_or_default();
+        let lessons = mind::lessons_about(&setup.minds.karma, query).await;
         let mut avoid: Vec<String> = memory::avoided(&self.memory)
             .into_iter()
             .chain(memory::quoted_words(&lessons))
