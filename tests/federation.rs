@@ -24,8 +24,22 @@ async fn public_relay() -> (LocalRelay, String) {
     (relay, url)
 }
 
-fn stderr_lines(up: &Running) -> Vec<String> {
-    up.stderr.try_iter().collect()
+/// Reads `up`'s log into `seen` until, for every needle, one line holds all of its parts (or
+/// PATIENCE runs out); returns the needles never seen.
+async fn wait_for_lines(up: &Running, seen: &mut Vec<String>, needles: &[&[&str]]) -> Vec<String> {
+    let deadline = std::time::Instant::now() + PATIENCE;
+    let missing = |seen: &[String]| -> Vec<String> {
+        needles
+            .iter()
+            .filter(|parts| !seen.iter().any(|l| parts.iter().all(|p| l.contains(p))))
+            .map(|parts| parts.join(" … "))
+            .collect()
+    };
+    while !missing(seen).is_empty() && std::time::Instant::now() < deadline {
+        seen.extend(up.stderr.try_iter());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    missing(seen)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -116,18 +130,23 @@ async fn the_bridge_pushes_public_events_pulls_owner_tasks_and_keeps_secrets_hom
     );
 
     // A restart resumes: negentropy finds what the peer has; the old debate is not sent again.
-    let first_run = stderr_lines(&up);
+    // The first run caught up with the live peer, and the dead peer was retried with a growing
+    // back-off all along: wait for the log lines that prove both, never for a clock.
+    let mut first_run = Vec::new();
+    let missing = wait_for_lines(
+        &up,
+        &mut first_run,
+        &[
+            &["caught up"],
+            &[DEAD_PEER, "retrying in 1 s"],
+            &[DEAD_PEER, "retrying in 2 s"],
+        ],
+    )
+    .await;
     assert!(
-        first_run.iter().any(|l| l.contains("caught up")),
-        "{first_run:?}"
+        missing.is_empty(),
+        "never logged {missing:?}: {first_run:?}"
     );
-    // The dead peer was retried with a growing back-off all along.
-    let retries = |wait: &str| {
-        first_run
-            .iter()
-            .any(|l| l.contains(DEAD_PEER) && l.contains(&format!("retrying in {wait}")))
-    };
-    assert!(retries("1 s") && retries("2 s"), "{first_run:?}");
     assert!(up.terminate().success());
     let up = town.up(&["--speed", "60"]);
     let home = client(&up.url, None).await;
@@ -137,21 +156,16 @@ async fn the_bridge_pushes_public_events_pulls_owner_tasks_and_keeps_secrets_hom
         members.len(),
     )
     .await;
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    let line = loop {
-        let lines = stderr_lines(&up);
-        if let Some(l) = lines
-            .into_iter()
-            .find(|l| l.contains("caught up by negentropy"))
-        {
-            break l;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the bridge never caught up after a restart"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let mut second_run = Vec::new();
+    let missing = wait_for_lines(&up, &mut second_run, &[&["caught up by negentropy"]]).await;
+    assert!(
+        missing.is_empty(),
+        "the bridge never caught up after a restart: {second_run:?}"
+    );
+    let line = second_run
+        .iter()
+        .find(|l| l.contains("caught up by negentropy"))
+        .expect("seen above");
     let number = |key: &str| -> usize {
         line.split_whitespace()
             .find_map(|w| w.strip_prefix(&format!("{key}=")))
