@@ -25,7 +25,6 @@ pub mod host;
 pub mod link;
 pub mod mind;
 pub mod roles;
-pub mod sandbox;
 pub mod schedule;
 pub mod town;
 

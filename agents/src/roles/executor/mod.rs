@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use crate::roles::worker::reply::{Reply, RunResult};
 use crate::roles::worker::state::{Current, ParamSpec};
-use crate::sandbox::{Limits, Sandbox, SandboxError};
+use soul_sandbox::{Limits, Sandbox, SandboxError};
 
 pub use dispatch::Dispatch;
 

@@ -8,6 +8,9 @@
 //! **Architecture invariant:** nothing runs outside bubblewrap. When `bwrap` is missing the
 //! sandbox refuses every run and says why ([`SandboxError::Missing`]); there is no fallback.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 pub mod bwrap;
 pub mod policy;
 

@@ -204,7 +204,7 @@ fn hide(path: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::policy::PolicyFile;
+    use crate::policy::PolicyFile;
 
     #[test]
     fn deeper_policies_mount_after_their_parents_and_keys_are_hidden() {
