@@ -383,8 +383,25 @@ async fn residents_answer_the_owner_within_the_depth_limit() {
             }
         }
         if replies.len() >= 3 {
-            // Give hana time to (wrongly) go deeper.
-            tokio::time::sleep(Duration::from_secs(3)).await;
+            // An ordering barrier, not a sleep: the owner's answer to hana's third reply is
+            // already on the relay; a fresh mention sent after it is filed after it, so once
+            // hana has answered the fresh one it has also weighed (and must have declined) the
+            // thread's fourth turn.
+            let barrier = EventBuilder::text_note("hana, one more thing: good night!")
+                .tag(Tag::public_key(hana))
+                .sign_with_keys(&owner)
+                .unwrap();
+            send(&c, &barrier).await.unwrap();
+            let answered = wait_for(
+                &c,
+                Filter::new()
+                    .kind(Kind::TextNote)
+                    .author(hana)
+                    .event(barrier.id),
+                1,
+            )
+            .await;
+            assert_eq!(answered.len(), 1, "hana answers the owner's fresh mention");
             let got = c
                 .fetch_events(
                     Filter::new()
