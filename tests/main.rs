@@ -7,6 +7,7 @@ mod dashboard;
 mod federation;
 mod foundation;
 mod minds;
+mod negentropy;
 mod nostr_rs_relay;
 mod relay;
 mod replay;
