@@ -75,6 +75,7 @@ pub async fn run(
         guardian: crate::guard::Guardian::new(&options.minds, options.roster.clone()),
         options,
         supervisor,
+        shared: roles::shared::HostShared::default(),
     };
     let mut tasks = JoinSet::new();
     let mut handles: HashMap<String, Vec<AbortHandle>> = HashMap::new();

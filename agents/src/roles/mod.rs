@@ -10,6 +10,7 @@ pub mod executor;
 pub mod reporter;
 pub mod resident;
 pub mod reviewer;
+pub mod shared;
 pub mod worker;
 
 use tokio::task::{AbortHandle, JoinSet};
@@ -29,6 +30,8 @@ pub struct RoleCtx {
     pub supervisor: Supervisor,
     /// The guardian and the gate, for every proposal that would act.
     pub guardian: crate::guard::Guardian,
+    /// State the host's agents share (the residents' view of the relay, the town's rules).
+    pub shared: shared::HostShared,
 }
 
 /// Starts the tasks of `agent`'s role in `tasks`; returns their handles so the host can restart

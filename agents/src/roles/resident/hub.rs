@@ -8,7 +8,7 @@
 //! their own file.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, LazyLock, Mutex, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use nostr::{Event, EventId, Filter, Kind, PublicKey, Timestamp};
 use nostr_sdk::RelayPoolNotification;
@@ -181,20 +181,13 @@ impl Hub {
     }
 }
 
-static HUBS: LazyLock<Mutex<HashMap<String, Weak<Hub>>>> = LazyLock::new(Default::default);
-
-/// The hub of the host whose link goes to `relay`, started on first use. `residents` are the
-/// roster's residents (whose mentions to collect).
-pub fn hub_for(
+/// Starts the residents' view of the relay behind `link`. `residents` are the roster's residents
+/// (whose mentions to collect). It follows the relay until no resident holds it any more.
+pub fn start(
     link: &Link,
     residents: Vec<PublicKey>,
     names: HashMap<PublicKey, String>,
 ) -> Arc<Hub> {
-    let key = link.url().to_string();
-    let mut hubs = HUBS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(h) = hubs.get(&key).and_then(Weak::upgrade) {
-        return h;
-    }
     let (ready, _) = watch::channel(false);
     let hub = Arc::new(Hub {
         board: Mutex::new(Board::default()),
@@ -202,7 +195,6 @@ pub fn hub_for(
         ready,
         names,
     });
-    hubs.insert(key, Arc::downgrade(&hub));
     let weak = Arc::downgrade(&hub);
     let link = link.clone();
     tokio::spawn(async move {

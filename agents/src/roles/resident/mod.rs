@@ -11,14 +11,13 @@
 
 pub mod dice;
 mod hub;
+pub use hub::Hub;
 pub mod memory;
 mod post;
 mod reply;
 mod step;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use nostr::PublicKey;
@@ -64,7 +63,12 @@ pub fn spawn(
     let dir = &ctx.options.town_dir;
     let loaded = (|| -> anyhow::Result<Setup> {
         let profile = Profile::load(&dir.join("residents").join(format!("{}.yaml", agent.name)))?;
-        let (common, rules) = shared(dir)?;
+        let (common, rules) = ctx.shared.town_rules(|| -> anyhow::Result<_> {
+            Ok((
+                Common::load(&dir.join("residents").join("_common.yaml"))?,
+                NgRules::load_in(dir)?,
+            ))
+        })?;
         let roster = &ctx.options.roster;
         Ok(Setup {
             profile,
@@ -98,7 +102,9 @@ pub fn spawn(
                 .iter()
                 .map(|m| (m.pubkey, m.name.clone()))
                 .collect();
-            let hub = hub::hub_for(&ctx.link, residents, names);
+            let hub = ctx
+                .shared
+                .resident_hub(|| hub::start(&ctx.link, residents, names));
             vec![tasks.spawn(run(agent.clone(), ctx.link.clone(), hub, setup))]
         }
         Err(e) => {
@@ -106,21 +112,6 @@ pub fn spawn(
             Vec::new()
         }
     }
-}
-
-/// The town's common rules and NG rules, read once per town directory and shared by every
-/// resident of the host (a thousand copies of compiled patterns would cost hundreds of MiB).
-fn shared(dir: &Path) -> anyhow::Result<(Arc<Common>, Arc<NgRules>)> {
-    type Shared = HashMap<PathBuf, (Arc<Common>, Arc<NgRules>)>;
-    static SHARED: LazyLock<Mutex<Shared>> = LazyLock::new(Default::default);
-    let mut cache = SHARED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((c, r)) = cache.get(dir) {
-        return Ok((Arc::clone(c), Arc::clone(r)));
-    }
-    let common = Arc::new(Common::load(&dir.join("residents").join("_common.yaml"))?);
-    let rules = Arc::new(NgRules::load_in(dir)?);
-    cache.insert(dir.to_path_buf(), (Arc::clone(&common), Arc::clone(&rules)));
-    Ok((common, rules))
 }
 
 /// One resident's life: a step whenever its slice of the board changes or its next post is due.
