@@ -102,8 +102,8 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<ExitCode> {
         relay_url,
         clock,
         heartbeat_every: Duration::from_secs(args.heartbeat_secs.max(1)),
-        minds: crate::mind::Minds::load(
-            &args.town,
+        minds: crate::mind::Minds::open(
+            args.town.clone(),
             town.as_ref()
                 .and_then(|t| t.llm.clone())
                 .map(|l| crate::mind::LlmChoice {
@@ -111,7 +111,8 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<ExitCode> {
                     model: l.model,
                     daily_token_budget: l.daily_token_budget,
                 }),
-        )?,
+        )
+        .await?,
     };
     host::run(vec![identity], options, crate::cli::signal()).await?;
     Ok(ExitCode::SUCCESS)

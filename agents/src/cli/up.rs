@@ -86,7 +86,7 @@ pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
         relay_url,
         clock,
         heartbeat_every: Duration::from_secs(town.config.schedule.heartbeat_secs.max(1)),
-        minds: crate::mind::Minds::load(dir, llm_choice(&town, &args))?,
+        minds: crate::mind::Minds::open(dir.to_path_buf(), llm_choice(&town, &args)).await?,
     };
     let bridge = (!town.config.relay.federation.is_empty()).then(|| {
         tokio::spawn(crate::bridge::run(crate::bridge::BridgeConfig {

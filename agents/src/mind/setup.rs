@@ -36,6 +36,14 @@ pub struct Minds {
 }
 
 impl Minds {
+    /// [`Minds::load`] on the blocking pool: opening `karma.sqlite` may wait up to a minute for
+    /// a busy neighbour (and migrates), which must not hold an async worker.
+    pub async fn open(town: std::path::PathBuf, llm: Option<LlmChoice>) -> anyhow::Result<Self> {
+        tokio::task::spawn_blocking(move || Self::load(&town, llm))
+            .await
+            .context("the task opening karma.sqlite and the rules panicked")?
+    }
+
     /// Opens `town/karma.sqlite` and the rules in `town/rules/` (shipped copies where absent),
     /// and picks the model mind when `llm` is given, else the built-in mind.
     pub fn load(town: &Path, llm: Option<LlmChoice>) -> anyhow::Result<Self> {

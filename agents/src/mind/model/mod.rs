@@ -75,7 +75,13 @@ impl ModelMind {
     /// One stateless ask: budget, call with retries, spend, parse.
     async fn ask(&self, messages: &[prompt::Message], want: Want) -> Result<MindOutput, String> {
         let today = Self::today();
-        let spent = self.karma.tokens_spent(&today).map_err(|e| e.to_string())?;
+        // karma.sqlite is blocking I/O: never on an async worker.
+        let karma = self.karma.clone();
+        let day = today.clone();
+        let spent = tokio::task::spawn_blocking(move || karma.tokens_spent(&day))
+            .await
+            .map_err(|e| format!("the token count panicked: {e}"))?
+            .map_err(|e| e.to_string())?;
         if spent >= self.cfg.daily_token_budget {
             return Err(format!(
                 "the daily token budget ({}) is spent ({spent} used today); raise [llm] daily_token_budget in town.toml",
@@ -91,13 +97,20 @@ impl ModelMind {
         )
         .await
         .map_err(|e| e.to_string())?;
-        if let Err(e) = self.karma.spend_tokens(&today, reply.tokens) {
+        let karma = self.karma.clone();
+        let tokens = reply.tokens;
+        // Awaited, so the next ask's budget check counts this one.
+        let spent = tokio::task::spawn_blocking(move || karma.spend_tokens(&today, tokens)).await;
+        if let Err(e) = spent
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+        {
             tracing::warn!("cannot record token use: {e}");
         }
         parse_output(&reply.text, want).map_err(|e| format!("malformed answer: {e}"))
     }
 
-    fn fallback(&self, agent: &str, ask: &str, reason: &str) {
+    async fn fallback(&self, agent: &str, ask: &str, reason: &str) {
         tracing::warn!(agent, model = %self.cfg.model, ask, "model answer not used, built-in mind stands in: {reason}");
         let f = Fallback {
             at: soul_karma::now_secs(),
@@ -106,14 +119,21 @@ impl ModelMind {
             ask: ask.into(),
             reason: reason.into(),
         };
-        if let Err(e) = self.karma.record_fallback(&f) {
+        // Recorded on the blocking pool (karma.sqlite), and awaited, so that whoever reads the
+        // record after the answer finds it.
+        let karma = self.karma.clone();
+        let recorded = tokio::task::spawn_blocking(move || karma.record_fallback(&f)).await;
+        if let Err(e) = recorded
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+        {
             tracing::warn!("cannot record the fallback: {e}");
         }
     }
 
     /// The model's answer when it is usable, else the built-in mind's, with the fallback
     /// recorded (`ask` names the kind of ask in the record).
-    fn settle<T>(
+    async fn settle<T>(
         &self,
         agent: &str,
         ask: &str,
@@ -130,7 +150,7 @@ impl ModelMind {
                 millis,
             },
             Err(reason) => {
-                self.fallback(agent, ask, &reason);
+                self.fallback(agent, ask, &reason).await;
                 Thought {
                     value: built_in(),
                     mind: builtin::LABEL.into(),
@@ -237,6 +257,7 @@ impl Mind for ModelMind {
             self.settle(ask.agent, "opinion", got, start, || {
                 BuiltIn::opinion_now(ask)
             })
+            .await
         })
     }
 
@@ -257,6 +278,7 @@ impl Mind for ModelMind {
                 }
             });
             self.settle(ask.agent, "proposal", got, start, || ask.default.clone())
+                .await
         })
     }
 
@@ -285,7 +307,7 @@ impl Mind for ModelMind {
                 }),
                 Err(reason) => {
                     // Not distilled now: the log stays for deferred distillation.
-                    self.fallback(ask.agent, "distil", &reason);
+                    self.fallback(ask.agent, "distil", &reason).await;
                     None
                 }
             }
@@ -302,6 +324,7 @@ impl Mind for ModelMind {
                 .and_then(|out| to_draft(out, ask))
                 .map(Some);
             self.settle(ask.agent, "draft", got, start, || BuiltIn::draft_now(ask))
+                .await
         })
     }
 
@@ -318,6 +341,7 @@ impl Mind for ModelMind {
                 .await
                 .and_then(|out| to_review(out, ask));
             self.settle(ask.agent, "review", got, start, || BuiltIn::review_now(ask))
+                .await
         })
     }
 
@@ -332,6 +356,7 @@ impl Mind for ModelMind {
             self.settle(ask.agent, "evaluation", got, start, || {
                 BuiltIn::evaluate_now(ask)
             })
+            .await
         })
     }
 }
