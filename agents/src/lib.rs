@@ -1,12 +1,18 @@
 //! soul's agent runtime and command line.
 //!
 //! # Layout
-//! - [`cli`]: the `soul` commands, one file each.
-//! - [`host`]: the agent host, many agents in one process, each signing its own events.
-//! - [`link`]: the shared connection to the relay.
-//! - [`town`]: the town directory: template and loading.
-//! - [`clock`]: the town clock (`--speed`).
-//! - [`agent_cli`]: the `soul-agent` command (one agent anywhere).
+//! - [`cli`]: the `soul` commands, one file each; [`agent_cli`]: the `soul-agent` command.
+//! - [`host`]: many agents in one process, each signing its own events; restarts and presence.
+//! - [`roles`]: what each role does once up (brains, residents, reviewer, reporter, workers).
+//! - [`mind`]: the `Mind` trait, the built-in and model minds, the writer, karma upkeep.
+//! - [`guard`]: the guardian's ordered checks, the authorization gate, the owner's CONFIRM.
+//! - [`audit`]: one verdict event and one SQLite row per guarded decision.
+//! - [`link`]: the host's shared connection to the relay; [`dm`]: NIP-17 messages over it,
+//!   with replay protection.
+//! - [`bridge`]: federation with public relays (NIP-77 where the peer speaks it).
+//! - [`dashboard`]: the web page and its small HTTP API.
+//! - [`town`]: the town directory: template and loading; [`clock`] and [`schedule`]: the town
+//!   clock (`--speed`) and cron schedules on it.
 //!
 //! **Architecture invariant:** agents never call each other. They publish signed events to the
 //! relay and react to what they read there; an agent's state is a fold over those events.

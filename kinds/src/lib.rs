@@ -13,6 +13,7 @@
 //! - [`tags`]: reading and writing the tags soul events carry (`e` markers, `round`, `alt`).
 //! - [`fold`]: state from events: [`fold_task`] (task status), [`fold_cycle`] (an evaluation
 //!   cycle and its retunes), [`fold_restart`] (the two-step restart protocol).
+//! - [`nip89`]: the NIP-89 handler information (31990) that names soul's kinds for clients.
 //! - [`error`]: the crate's [`Error`]; every variant from an event names the event id.
 //!
 //! **Architecture invariant:** nothing here trusts a status field another agent could have set;
