@@ -103,3 +103,71 @@ impl Reply {
         out
     }
 }
+
+/// `r` cut to fit one message as JSON: a JSON reply split in parts would no longer parse, so
+/// its run output and error are shortened instead, with a marker saying how much was cut.
+pub fn fit(r: &Reply) -> Reply {
+    let budget = crate::dm::split::PART_BYTES;
+    let size = |r: &Reply| serde_json::to_string(r).map_or(usize::MAX, |s| s.len());
+    if size(r) <= budget {
+        return r.clone();
+    }
+    let mut out = r.clone();
+    out.message = cut(&out.message, 2000);
+    if let Some(res) = out.result.as_mut() {
+        // What is left for output and error, half each (escapes can double a byte's cost).
+        let room = budget.saturating_sub(
+            size(&Reply {
+                result: None,
+                ..r.clone()
+            }) + 512,
+        ) / 4;
+        res.output = cut(&res.output, room);
+        res.error = cut(&res.error, room);
+        res.truncated = true;
+    }
+    out
+}
+
+/// `text` to at most `max` bytes (at a character boundary), with a marker when cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n[… {} more bytes not sent: too long for one message]",
+        &text[..end],
+        text.len() - end
+    )
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+
+    #[test]
+    fn a_long_json_result_is_cut_to_one_message_and_says_so() {
+        let mut r = Reply::new(Some("req".into()), "run", true, "done".into());
+        r.result = Some(RunResult {
+            request: Some("req".into()),
+            skill: "list".into(),
+            exit_code: Some(0),
+            output: "\"x\"\n".repeat(30_000),
+            error: String::new(),
+            timed_out: false,
+            truncated: false,
+            elapsed_ms: 1,
+        });
+        let f = fit(&r);
+        let text = serde_json::to_string(&f).unwrap();
+        assert!(text.len() <= crate::dm::split::PART_BYTES, "{}", text.len());
+        let res = f.result.unwrap();
+        assert!(res.truncated && res.output.contains("more bytes not sent"));
+        let small = Reply::new(None, "status", true, "ok".into());
+        assert_eq!(fit(&small).render(true), small.render(true));
+    }
+}
