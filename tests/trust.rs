@@ -161,16 +161,10 @@ async fn a_claimed_id_does_not_make_the_owners_command_a_replay() {
     up.kill9();
     let up = town.up(&["--speed", "60"]);
     let owner = Phone::new(&up.url, &owner_keys).await;
-    let wrap = wrap_and_send(&owner.client, &owner_keys, executor, second).await;
+    // Answered: a claimed id marked nothing, in memory or in what the relay keeps.
+    wrap_and_send(&owner.client, &owner_keys, executor, second).await;
     let r = owner.reply(executor, second_id).await;
     assert!(r.contains("executor is running"), "{r}");
-    let wrap = wrap.id.to_hex();
-    assert!(
-        up.stderr
-            .try_iter()
-            .all(|l| !(l.contains("ignored a replayed message") && l.contains(&wrap))),
-        "the owner's command was not taken for a replay"
-    );
 }
 
 /// Hole 3a: a brain citing the approved decision for `checksum file=notes.txt` cannot run
@@ -210,6 +204,44 @@ async fn a_decision_authorises_exactly_the_decided_skill_and_values() {
     let r = gorilla.ask_json(executor, other_value).await;
     assert_eq!(r["command"], "refused", "{r}");
     assert!(r["message"].as_str().unwrap().contains("not with"), "{r}");
+    // A decision of panda's (only gorilla decides; triceratops when mediating): the fold does
+    // not count it, so it authorises nothing.
+    let by_panda = soul_kinds::content::decision(
+        t.id,
+        &Decision {
+            outcome: Outcome::Approved,
+            round: 1,
+            tally: soul_kinds::Tally { yes: 3, reject: 0 },
+            mediated: false,
+            summary: "approved, says panda".into(),
+        },
+        &[],
+    )
+    .sign_with_keys(&town.keys("panda"))
+    .unwrap();
+    send(&c, &by_panda)
+        .await
+        .expect("a member's event is stored");
+    let panda_says = serde_json::json!({"command": "run", "skill": "show",
+        "args": {"file": "notes.txt"}, "decision": by_panda.id.to_hex()});
+    let r = gorilla.ask_json(executor, panda_says).await;
+    assert_eq!(r["command"], "refused", "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("not the counted decision"),
+        "{r}"
+    );
+    // A brain cannot rewrite who is who: the roster is the owner's alone.
+    let roster = soul_kinds::content::roster(
+        &town.config().town.name,
+        &soul_kinds::RosterContent { members: vec![] },
+    )
+    .sign_with_keys(&town.keys("gorilla"))
+    .unwrap();
+    let refused = send(&c, &roster).await.unwrap_err();
+    assert!(refused.starts_with("blocked:"), "{refused}");
     let control = serde_json::json!({"command": "pause", "decision": d});
     let r = gorilla.ask_json(executor, control).await;
     assert_eq!(r["command"], "refused", "{r}");
@@ -358,5 +390,53 @@ async fn a_reply_too_long_for_one_message_comes_in_numbered_parts() {
     assert!(
         whole.contains("line 01499 of the big file"),
         "the last line arrived"
+    );
+}
+
+/// Hole 3b for triceratops's own step: a restart decided on a task made up with gorilla's
+/// key is asked of the owner first; the owner says no, and nothing is restarted.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_restart_for_a_task_the_owner_did_not_sign_waits_for_the_owners_yes() {
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "60"]);
+    let c = client(&up.url, None).await;
+    let triceratops = town.keys("triceratops").public_key();
+    let owner_keys = town.keys("owner");
+    let owner = Phone::new(&up.url, &owner_keys).await;
+    let t = Task {
+        title: "Restart the reporter".into(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".into(),
+    };
+    let made_up = Relayed {
+        owner: owner_keys.public_key(),
+        source: EventId::all_zeros(),
+    };
+    let forged = task(&t, Some(made_up))
+        .sign_with_keys(&town.keys("gorilla"))
+        .unwrap();
+    send(&c, &forged)
+        .await
+        .expect("a relayed task passes the relay");
+    let q = dm_containing(&owner, triceratops, "you did not sign").await;
+    assert!(q.contains("relayed by gorilla"), "{q}");
+    let code = q.split("Reply \"yes ").nth(1).unwrap()[..6].to_owned();
+    owner.send(triceratops, &format!("no {code}")).await;
+    let done = final_execution(&c, forged.id).await;
+    assert_eq!(done.status, ExecStatus::Failed, "{}", done.result);
+    assert!(done.result.contains("did not confirm"), "{}", done.result);
+    let requests = c
+        .fetch_events(
+            Filter::new()
+                .kind(SoulKind::Restart.kind())
+                .event(forged.id),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert!(
+        requests.is_empty(),
+        "no restart was even requested: {requests:?}"
     );
 }
