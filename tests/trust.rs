@@ -126,7 +126,8 @@ async fn a_strangers_result_for_a_decided_task_is_not_taken() {
 
 /// Hole 2: a stranger's message that claims the id of the owner's next command (the rumor's
 /// `id` field) does not make that command "a replay", before or after a restart; nor does a
-/// seal signed by a stranger pass a rumor off as the owner's.
+/// seal signed by a stranger pass a rumor off as the owner's, nor does an owner's command
+/// dated far ahead or back act.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_claimed_id_does_not_make_the_owners_command_a_replay() {
     let town = TestTown::new();
@@ -146,6 +147,15 @@ async fn a_claimed_id_does_not_make_the_owners_command_a_replay() {
         let mut hostile = rumor(&stranger_keys, executor, "pause");
         hostile.id = Some(claimed);
         wrap_and_send(&stranger.client, &stranger_keys, executor, hostile).await;
+    }
+    // The owner's own key, but a command dated an hour ahead or an hour back: a replay
+    // window is only closed if both ends are.
+    for offset in [3600i64, -3600] {
+        let at = Timestamp::from((Timestamp::now().as_secs() as i64 + offset) as u64);
+        let dated = EventBuilder::private_msg_rumor(executor, "pause")
+            .custom_created_at(at)
+            .build(owner_keys.public_key());
+        wrap_and_send(&owner.client, &owner_keys, executor, dated).await;
     }
     // A seal signed by the stranger around a rumor that names the owner as its author
     // (NIP-17: the seal's key must be the rumor's): not the owner's `pause`.

@@ -29,13 +29,13 @@ pub mod suggest;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use nostr::{Tag, TagKind, Timestamp};
+use nostr::Timestamp;
 use soul_kinds::{Role, WorkerRun, WorkerState};
 use tokio::task::{AbortHandle, JoinSet};
 
 use self::command::{Action, Command};
 use self::guarded::Pass;
-use self::reply::{Reply, ACCEPTED};
+use self::reply::{send_reply, Reply, REFUSED, UNREADABLE};
 use self::state::{Current, ParamSpec};
 use crate::dm::replay::{Seen, Stale};
 use crate::dm::{DmClient, Message};
@@ -212,10 +212,10 @@ impl Worker {
             }
             Ok(None) => return self.chat(m).await,
             Err(e) => {
-                self.seen.mark(&m);
+                // Not marked: whoever sent it, nothing was done (its reply marks nothing either).
                 let r = Reply::new(
                     None,
-                    "error",
+                    UNREADABLE,
                     false,
                     format!("cannot read that command: {e}"),
                 );
@@ -252,25 +252,11 @@ impl Worker {
         };
         self.seen.mark(&m);
         tracing::info!(worker = %self.me.name, sender = %m.sender, command = cmd.action.word(), "command accepted");
-        let ask = match authority {
-            auth::Authority::Brain {
-                task,
-                origin,
-                title,
-                ..
-            } if !origin.is_owner_signed() && origin::needs_owner(&cmd.action) => {
-                let ask = origin::Ask {
-                    task,
-                    title,
-                    origin,
-                    said: said(&cmd.action),
-                };
-                // The owner's answer goes to the asker, not to this loop as a command.
-                self.asked.insert(ask.code());
-                Some(ask)
-            }
-            _ => None,
-        };
+        let ask = origin::ask_for(authority, &cmd.action);
+        if let Some(ask) = &ask {
+            // The owner's answer goes to the asker, not to this loop as a command.
+            self.asked.insert(ask.code());
+        }
         if let Some(g) = control(&cmd.action, m.sender) {
             if let Some(ask) = &ask {
                 if let Err(why) = origin::confirm(&self.ctx, &self.me, ask).await {
@@ -498,54 +484,5 @@ impl Worker {
 
     async fn reply(&self, m: &Message, json: bool, r: &Reply, ack: bool) {
         send_reply(&self.dm, m, json, r, ack).await;
-    }
-}
-
-/// The command as words, for the owner's question.
-fn said(action: &Action) -> String {
-    match action {
-        Action::Run {
-            skill,
-            named,
-            positional,
-        } => {
-            let mut words = vec![format!("run {skill}")];
-            words.extend(named.iter().map(|(k, v)| format!("{k}={v}")));
-            words.extend(positional.iter().cloned());
-            words.join(" ")
-        }
-        Action::AdjustParams(changes) => {
-            let mut words = vec!["adjust_params".to_owned()];
-            words.extend(changes.iter().map(|(k, v)| format!("{k}={v}")));
-            words.join(" ")
-        }
-        other => other.word().to_owned(),
-    }
-}
-
-/// The command word of a refusal's reply (its sender was not entitled to the command).
-const REFUSED: &str = "refused";
-
-/// Sends `r` to `m`'s sender, marking `m` handled unless `r` refuses it (and, for `ack`, not
-/// final). A reply too long for one message goes as numbered parts (JSON is cut instead, so
-/// that it still parses: see [`reply::fit`]).
-async fn send_reply(dm: &DmClient, m: &Message, json: bool, r: &Reply, ack: bool) {
-    let mut tags = if r.command == REFUSED {
-        Seen::refusal_tags(m)
-    } else {
-        Seen::reply_tags(m)
-    };
-    if ack {
-        tags.push(Tag::custom(TagKind::custom("status"), [ACCEPTED]));
-    }
-    let text = if json {
-        reply::fit(r).render(true)
-    } else {
-        r.render(false)
-    };
-    if let Err(e) = dm.send(m.sender, &text, tags).await {
-        // A stranger's wrap is refused by the town relay (gift wraps only to members): the
-        // refusal is in this log instead.
-        tracing::warn!(to = %m.sender, command = %r.command, "reply not delivered: {e}");
     }
 }

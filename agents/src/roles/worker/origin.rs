@@ -9,6 +9,7 @@
 use nostr::EventId;
 use soul_kinds::TaskOrigin;
 
+use super::auth::Authority;
 use super::command::Action;
 use crate::guard::{self, confirm, Answer};
 use crate::host::Identity;
@@ -38,6 +39,25 @@ impl Ask {
 /// Whether `action` needs the owner's yes when its task is not owner-signed.
 pub fn needs_owner(action: &Action) -> bool {
     !matches!(action, Action::Status)
+}
+
+/// What the owner must confirm for a command on `authority`, if anything: a brain's command
+/// on a task the owner did not sign, unless it only reads.
+pub fn ask_for(authority: Authority, action: &Action) -> Option<Ask> {
+    match authority {
+        Authority::Brain {
+            task,
+            origin,
+            title,
+            ..
+        } if !origin.is_owner_signed() && needs_owner(action) => Some(Ask {
+            task,
+            title,
+            origin,
+            said: said(action),
+        }),
+        _ => None,
+    }
 }
 
 /// Asks the owner and waits (up to 10 minutes of town time); `Err` says why it must not run.
@@ -72,5 +92,27 @@ pub async fn confirm(ctx: &RoleCtx, me: &Identity, ask: &Ask) -> Result<(), Stri
             ask.origin.describe(),
             ask.said
         ))
+    }
+}
+
+/// The command as words, for the owner's question.
+pub fn said(action: &Action) -> String {
+    match action {
+        Action::Run {
+            skill,
+            named,
+            positional,
+        } => {
+            let mut words = vec![format!("run {skill}")];
+            words.extend(named.iter().map(|(k, v)| format!("{k}={v}")));
+            words.extend(positional.iter().cloned());
+            words.join(" ")
+        }
+        Action::AdjustParams(changes) => {
+            let mut words = vec!["adjust_params".to_owned()];
+            words.extend(changes.iter().map(|(k, v)| format!("{k}={v}")));
+            words.join(" ")
+        }
+        other => other.word().to_owned(),
     }
 }

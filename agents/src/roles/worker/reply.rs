@@ -1,9 +1,14 @@
 //! A worker's answer to a command: JSON for a JSON command (a brain reads it), text for a text
 //! command (a person reads it). An acknowledgement of a long command carries the rumor tag
-//! `["status", "accepted"]`; the final answer does not.
+//! `["status", "accepted"]`; the final answer does not. A refusal's reply marks nothing
+//! handled ([`Seen::refusal_tags`]); a text too long for one message goes as numbered parts.
 
+use nostr::{Tag, TagKind};
 use serde::{Deserialize, Serialize};
 use soul_kinds::WorkerState;
+
+use crate::dm::replay::Seen;
+use crate::dm::{DmClient, Message};
 
 /// Rumor tag marking an acknowledgement that is not the final answer.
 pub const ACCEPTED: &str = "accepted";
@@ -101,6 +106,35 @@ impl Reply {
             }
         }
         out
+    }
+}
+
+/// The command word of a refusal's reply (its sender was not entitled to the command).
+pub const REFUSED: &str = "refused";
+/// The command word of the reply to a command that could not be read.
+pub const UNREADABLE: &str = "error";
+
+/// Sends `r` to `m`'s sender, marking `m` handled unless `r` refuses it (and, for `ack`, not
+/// final). A reply too long for one message goes as numbered parts (JSON is cut instead, so
+/// that it still parses: see [`fit`]).
+pub async fn send_reply(dm: &DmClient, m: &Message, json: bool, r: &Reply, ack: bool) {
+    let mut tags = if r.command == REFUSED || r.command == UNREADABLE {
+        Seen::refusal_tags(m)
+    } else {
+        Seen::reply_tags(m)
+    };
+    if ack {
+        tags.push(Tag::custom(TagKind::custom("status"), [ACCEPTED]));
+    }
+    let text = if json {
+        fit(r).render(true)
+    } else {
+        r.render(false)
+    };
+    if let Err(e) = dm.send(m.sender, &text, tags).await {
+        // A stranger's wrap is refused by the town relay (gift wraps only to members): the
+        // refusal is in this log instead.
+        tracing::warn!(to = %m.sender, command = %r.command, "reply not delivered: {e}");
     }
 }
 
