@@ -450,3 +450,35 @@ async fn a_restart_for_a_task_the_owner_did_not_sign_waits_for_the_owners_yes() 
         "no restart was even requested: {requests:?}"
     );
 }
+
+/// The honest side of hole 3b: the owner's own `task:` DM to gorilla is relayed, so its run
+/// waits for the owner's yes too; with the yes it runs and completes (nothing the owner asked
+/// for is lost).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_owners_dmd_task_runs_after_the_owners_yes() {
+    let town = TestTown::new();
+    workspace(&town);
+    let up = town.up(&["--speed", "60"]);
+    let c = client(&up.url, None).await;
+    let executor = town.keys("executor").public_key();
+    let gorilla = town.keys("gorilla").public_key();
+    let owner = Phone::new(&up.url, &town.keys("owner")).await;
+    let r = owner
+        .ask(
+            gorilla,
+            "task: Ask the executor to run checksum file=notes.txt",
+        )
+        .await;
+    let id = r
+        .split_whitespace()
+        .nth(1)
+        .and_then(|h| EventId::from_hex(h).ok())
+        .unwrap_or_else(|| panic!("gorilla names the task: {r}"));
+    let q = dm_containing(&owner, executor, "you did not sign").await;
+    assert!(q.contains("relayed by gorilla"), "{q}");
+    let code = q.split("Reply \"yes ").nth(1).unwrap()[..6].to_owned();
+    owner.send(executor, &format!("yes {code}")).await;
+    let done = final_execution(&c, id).await;
+    assert_eq!(done.status, ExecStatus::Completed, "{}", done.result);
+    assert!(done.result.contains("4f99d0f74248c30d"), "{}", done.result);
+}
