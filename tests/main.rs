@@ -12,5 +12,6 @@ mod nostr_rs_relay;
 mod relay;
 mod replay;
 mod town;
+mod trust;
 mod util;
 mod workers;

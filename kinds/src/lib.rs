@@ -34,7 +34,9 @@ pub mod tags;
 #[cfg(test)]
 mod robust;
 
-pub use content::{may_publish_task, parse, FieldError, SoulContent, MAX_CONTENT_BYTES};
+pub use content::{
+    may_publish_task, parse, task_origin, FieldError, SoulContent, TaskOrigin, MAX_CONTENT_BYTES,
+};
 pub use content::{
     Announcement, AuditVerdict, Decision, Draft, DraftHistory, DraftStatus, Evaluation, ExecStatus,
     Execution, GuardAction, Heartbeat, Lesson, MemoryContent, News, Opinion, Outcome, Params,

@@ -10,10 +10,18 @@
 //! replies are in the relay for it to read back after a restart: [`replay`] builds the set of
 //! handled messages from those copies.
 //!
+//! A message's id is always computed here (the NIP-01 hash of the rumor): an `id` written into
+//! a rumor by its sender is a claim, and a rumor whose claim differs from its hash is refused,
+//! so nobody can make their message pass for another one (issue 20).
+//!
 //! # Layout
 //! - [`replay`]: replay protection (seen wraps, stale messages), derived from the relay.
+//! - [`requests`]: requests this agent sent, so an answer counts only from the one asked.
+//! - [`split`]: a text too long for one gift wrap goes as numbered parts.
 
 pub mod replay;
+pub mod requests;
+pub mod split;
 
 use std::time::Duration;
 
@@ -165,32 +173,49 @@ impl DmClient {
 
     /// Decrypts a gift wrap; `None` (logged) if it is not a readable kind-14 message to us.
     pub async fn open(&self, wrap: &Event) -> Option<Message> {
-        let gift = match UnwrappedGift::from_gift_wrap(&self.keys, wrap).await {
-            Ok(g) => g,
-            Err(e) => {
-                tracing::debug!(wrap = %wrap.id, "gift wrap does not open: {e}");
-                return None;
+        match open_gift(&self.keys, wrap).await {
+            Ok(m) => Some(m),
+            Err(Unreadable::ForgedId {
+                sender,
+                claimed,
+                computed,
+            }) => {
+                // Not noise: someone tried to make this message pass for another one.
+                tracing::warn!(wrap = %wrap.id, %sender, %claimed, %computed, "refused a direct message whose rumor claims an id that is not its hash; nothing was marked, nothing acted on");
+                None
             }
-        };
-        let mut rumor = gift.rumor;
-        if rumor.kind != Kind::PrivateDirectMessage {
-            tracing::debug!(wrap = %wrap.id, kind = %rumor.kind, "gift wrap holds no DM");
-            return None;
+            Err(e) => {
+                tracing::debug!(wrap = %wrap.id, "gift wrap ignored: {e}");
+                None
+            }
         }
-        let rumor_id = rumor.id();
-        Some(Message {
-            wrap_id: wrap.id,
-            sender: gift.sender,
-            rumor_id,
-            text: rumor.content,
-            created_at: rumor.created_at,
-            tags: rumor.tags.to_vec(),
-        })
     }
 
     /// Sends `text` to `to` (with extra rumor `tags`), and a copy to ourselves; returns the
-    /// rumor's id. `Ok` only once the relay took both wraps.
+    /// rumor's id (the first part's, when the text is too long for one wrap and goes as
+    /// numbered parts, see [`split`]). `Ok` only once the relay took every wrap.
     pub async fn send(
+        &self,
+        to: PublicKey,
+        text: &str,
+        tags: Vec<Tag>,
+    ) -> Result<EventId, LinkError> {
+        let parts = split::parts(text);
+        if parts.len() == 1 {
+            return self.send_one(to, text, tags).await;
+        }
+        tracing::info!(%to, parts = parts.len(), bytes = text.len(), "a long message goes as numbered parts");
+        let mut first = None;
+        for (part, body) in parts.iter().enumerate() {
+            let mut t = tags.clone();
+            t.push(split::part_tag(part + 1, parts.len()));
+            let id = self.send_one(to, body, t).await?;
+            first.get_or_insert(id);
+        }
+        first.ok_or_else(|| LinkError::Sdk("nothing to send".into()))
+    }
+
+    async fn send_one(
         &self,
         to: PublicKey,
         text: &str,
@@ -268,6 +293,70 @@ impl DmClient {
     }
 }
 
+/// Why a gift wrap yields no message.
+#[derive(Debug)]
+pub enum Unreadable {
+    /// It does not decrypt, its seal's signature fails, or the seal's key is not the rumor's
+    /// author (NIP-17: checked by rust-nostr's `UnwrappedGift`).
+    Unwrap(String),
+    /// It holds something other than a kind-14 message.
+    NotADm(Kind),
+    /// The rumor carries an `id` that is not the hash of its content.
+    ForgedId {
+        /// Who sealed it.
+        sender: PublicKey,
+        /// The id it claims.
+        claimed: EventId,
+        /// Its hash.
+        computed: EventId,
+    },
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::Unwrap(e) => write!(f, "does not open: {e}"),
+            Unreadable::NotADm(k) => write!(f, "holds kind {k}, not a direct message"),
+            Unreadable::ForgedId {
+                sender,
+                claimed,
+                computed,
+            } => write!(
+                f,
+                "{sender} sent a rumor claiming id {claimed}; its hash is {computed}"
+            ),
+        }
+    }
+}
+
+/// Opens `wrap` with `keys`: the message, its id computed from its content, never read from it.
+pub async fn open_gift(keys: &Keys, wrap: &Event) -> Result<Message, Unreadable> {
+    let gift = UnwrappedGift::from_gift_wrap(keys, wrap)
+        .await
+        .map_err(|e| Unreadable::Unwrap(e.to_string()))?;
+    let mut rumor = gift.rumor;
+    if rumor.kind != Kind::PrivateDirectMessage {
+        return Err(Unreadable::NotADm(rumor.kind));
+    }
+    let claimed = rumor.id.take();
+    let rumor_id = rumor.id();
+    if let Some(claimed) = claimed.filter(|c| *c != rumor_id) {
+        return Err(Unreadable::ForgedId {
+            sender: gift.sender,
+            claimed,
+            computed: rumor_id,
+        });
+    }
+    Ok(Message {
+        wrap_id: wrap.id,
+        sender: gift.sender,
+        rumor_id,
+        text: rumor.content,
+        created_at: rumor.created_at,
+        tags: rumor.tags.to_vec(),
+    })
+}
+
 /// See [`DmClient::close_on_drop`].
 #[derive(Debug)]
 pub struct CloseOnDrop(Client);
@@ -278,5 +367,56 @@ impl Drop for CloseOnDrop {
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move { client.shutdown().await });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rumor(author: &Keys, to: PublicKey, text: &str) -> nostr::UnsignedEvent {
+        EventBuilder::private_msg_rumor(to, text).build(author.public_key())
+    }
+
+    #[tokio::test]
+    async fn a_rumor_id_is_computed_and_a_claimed_one_refused() {
+        let (me, owner, stranger) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let mut honest = rumor(&owner, me.public_key(), "status");
+        let honest_id = honest.id();
+        let wrap = EventBuilder::gift_wrap(&owner, &me.public_key(), honest, [])
+            .await
+            .unwrap();
+        let m = open_gift(&me, &wrap).await.unwrap();
+        assert_eq!(m.rumor_id, honest_id);
+        assert_eq!(m.sender, owner.public_key());
+
+        // The stranger's rumor claims the id of the owner's message.
+        let mut hostile = rumor(&stranger, me.public_key(), "pause");
+        hostile.id = Some(honest_id);
+        let wrap = EventBuilder::gift_wrap(&stranger, &me.public_key(), hostile, [])
+            .await
+            .unwrap();
+        match open_gift(&me, &wrap).await {
+            Err(Unreadable::ForgedId {
+                sender, claimed, ..
+            }) => {
+                assert_eq!(sender, stranger.public_key());
+                assert_eq!(claimed, honest_id);
+            }
+            other => panic!("a claimed id must be refused: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_seal_by_one_key_around_a_rumor_by_another_is_refused() {
+        let (me, owner, stranger) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let impostor = rumor(&owner, me.public_key(), "pause");
+        let wrap = EventBuilder::gift_wrap(&stranger, &me.public_key(), impostor, [])
+            .await
+            .unwrap();
+        assert!(matches!(
+            open_gift(&me, &wrap).await,
+            Err(Unreadable::Unwrap(_))
+        ));
     }
 }

@@ -6,6 +6,11 @@
 //! gift wraps back ([`Seen::from_history`]) and knows every message it handled, on any machine,
 //! with only its key: no local file holds this state. Messages older than [`MAX_AGE`] are
 //! ignored outright, which also bounds how far back a replay could reach.
+//!
+//! Only what was authorised is marked: a role first [`Seen::check`]s a message, decides whether
+//! its sender may ask it anything, and [`Seen::mark`]s it only then; a refusal's reply carries
+//! `["refused", wrap]` instead of `handled`. Ids are the computed ones ([`super::open_gift`]),
+//! so a stranger cannot mark the owner's next message as handled by naming its id.
 
 use std::collections::HashSet;
 
@@ -18,6 +23,8 @@ pub const MAX_AGE_SECS: u64 = 600;
 
 /// Tag on a reply naming the gift wrap it handled.
 pub const HANDLED: &str = "handled";
+/// Tag on a reply naming the gift wrap it refused (which marks nothing).
+pub const REFUSED: &str = "refused";
 
 /// Why a message is not acted on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,18 +51,20 @@ impl Seen {
         seen
     }
 
-    /// Records the handled marks of one of our own replies.
+    /// Records the handled marks of one of our own replies: only a reply that says `handled`
+    /// marks the message it answers (a refusal, or a question, marks nothing).
     pub fn absorb_reply(&mut self, reply: &Message) {
+        let Some(wrap) = reply.tag(HANDLED).and_then(|h| EventId::from_hex(h).ok()) else {
+            return;
+        };
+        self.ids.insert(wrap);
         if let Some(id) = reply.reply_to() {
-            self.ids.insert(id);
-        }
-        if let Some(id) = reply.tag(HANDLED).and_then(|h| EventId::from_hex(h).ok()) {
             self.ids.insert(id);
         }
     }
 
-    /// Whether `m` should be acted on now; marks it seen in memory if so.
-    pub fn admit(&mut self, m: &Message, now: Timestamp) -> Result<(), Stale> {
+    /// Whether `m` may be considered now (not handled before, not stale); marks nothing.
+    pub fn check(&self, m: &Message, now: Timestamp) -> Result<(), Stale> {
         if self.ids.contains(&m.wrap_id) || self.ids.contains(&m.rumor_id) {
             return Err(Stale::Seen);
         }
@@ -63,8 +72,19 @@ impl Seen {
         if age > MAX_AGE_SECS {
             return Err(Stale::TooOld(age));
         }
+        Ok(())
+    }
+
+    /// Marks `m` handled in memory; call once its sender was found entitled to it.
+    pub fn mark(&mut self, m: &Message) {
         self.ids.insert(m.wrap_id);
         self.ids.insert(m.rumor_id);
+    }
+
+    /// [`Seen::check`], then [`Seen::mark`]: for a caller that has already authorised `m`.
+    pub fn admit(&mut self, m: &Message, now: Timestamp) -> Result<(), Stale> {
+        self.check(m, now)?;
+        self.mark(m);
         Ok(())
     }
 
@@ -73,6 +93,14 @@ impl Seen {
         vec![
             Tag::event(m.rumor_id),
             Tag::custom(TagKind::custom(HANDLED), [m.wrap_id.to_hex()]),
+        ]
+    }
+
+    /// The tags of a reply that refuses `m`: it answers `m` but marks nothing.
+    pub fn refusal_tags(m: &Message) -> Vec<Tag> {
+        vec![
+            Tag::event(m.rumor_id),
+            Tag::custom(TagKind::custom(REFUSED), [m.wrap_id.to_hex()]),
         ]
     }
 }
@@ -108,6 +136,21 @@ mod tests {
         let fresh = msg(owner, 5, 6, 9_999, vec![]);
         assert_eq!(seen.admit(&fresh, now), Ok(()));
         assert_eq!(seen.admit(&fresh, now), Err(Stale::Seen), "once only");
+    }
+
+    #[test]
+    fn a_refusal_and_a_check_mark_nothing() {
+        let (me, stranger) = (Keys::generate().public_key(), Keys::generate().public_key());
+        let now = Timestamp::from(10_000);
+        let hostile = msg(stranger, 1, 2, 9_990, vec![]);
+        let refusal = msg(me, 3, 4, 9_995, Seen::refusal_tags(&hostile));
+        let mut seen = Seen::from_history(&me, &[hostile.clone(), refusal.clone()]);
+        assert_eq!(seen.check(&hostile, now), Ok(()), "a refusal marks nothing");
+        seen.absorb_reply(&refusal);
+        assert_eq!(seen.check(&hostile, now), Ok(()), "nor when read live");
+        assert_eq!(seen.check(&hostile, now), Ok(()), "checking does not mark");
+        seen.mark(&hostile);
+        assert_eq!(seen.check(&hostile, now), Err(Stale::Seen));
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub use restart::{restart, RestartStatus, RestartStep};
 pub use review::{review, Review, ReviewVerdict};
 pub use roster::{roster, RosterContent};
 pub use suggestion::{suggestion, Suggestion};
-pub use task::{may_publish_task, task, Priority, Relayed, Task};
+pub use task::{may_publish_task, task, task_origin, Priority, Relayed, Task, TaskOrigin};
 pub use town_event::{town_event, TownEvent};
 pub use verdict::{verdict, AuditVerdict, GuardAction};
 pub use worker_state::{worker_state, WorkerRun, WorkerState};

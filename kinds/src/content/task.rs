@@ -102,3 +102,78 @@ pub fn may_publish_task(
     }
     Ok(())
 }
+
+/// Where a task came from, as far as its signature proves it (DESIGN §12 "Origin of work").
+///
+/// Only an owner-signed task is the owner's. A relayed task names its source, but nobody but
+/// the relaying brain can check that source (a DM is encrypted to it; a suggestion is a
+/// worker's idea), so a brain key alone can make one up: whatever such a task would run above
+/// the low-risk band waits for the owner's own yes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskOrigin {
+    /// Signed by the owner.
+    Owner,
+    /// Published by gorilla for a `task:` DM from the owner (the DM's computed rumor id).
+    RelayedDm {
+        /// The relaying brain.
+        by: PublicKey,
+        /// The DM's rumor id.
+        dm: EventId,
+    },
+    /// Published by triceratops for a worker's accepted suggestion (4368).
+    Suggestion {
+        /// The relaying brain.
+        by: PublicKey,
+        /// The suggestion event.
+        suggestion: EventId,
+    },
+}
+
+impl TaskOrigin {
+    /// Whether the owner's own signature is on the task.
+    pub fn is_owner_signed(&self) -> bool {
+        matches!(self, TaskOrigin::Owner)
+    }
+
+    /// One line for people: who published it and on what grounds.
+    pub fn describe(&self) -> String {
+        match self {
+            TaskOrigin::Owner => "signed by the owner".into(),
+            TaskOrigin::RelayedDm { by, dm } => {
+                format!("relayed by gorilla ({by}) from a DM it says the owner sent ({dm})")
+            }
+            TaskOrigin::Suggestion { by, suggestion } => {
+                format!("relayed by triceratops ({by}) from a worker's suggestion ({suggestion})")
+            }
+        }
+    }
+}
+
+/// The origin of `event` (a task), or why it may not be a task at all ([`may_publish_task`]).
+pub fn task_origin(
+    event: &Event,
+    owner: &PublicKey,
+    brains: &Brains,
+) -> Result<TaskOrigin, &'static str> {
+    may_publish_task(event, owner, brains)?;
+    if event.pubkey == *owner {
+        return Ok(TaskOrigin::Owner);
+    }
+    let source = event
+        .tags
+        .event_ids()
+        .next()
+        .copied()
+        .ok_or("a relayed task must reference what it relays")?;
+    match brains.name_of(&event.pubkey) {
+        Some(BrainName::Gorilla) => Ok(TaskOrigin::RelayedDm {
+            by: event.pubkey,
+            dm: source,
+        }),
+        Some(BrainName::Triceratops) => Ok(TaskOrigin::Suggestion {
+            by: event.pubkey,
+            suggestion: source,
+        }),
+        _ => Err("only gorilla and triceratops relay tasks"),
+    }
+}

@@ -423,5 +423,15 @@ fn only_the_owner_gorilla_for_dms_and_triceratops_for_suggestions_publish_tasks(
     for (who, event, ok) in cases {
         let got = may_publish_task(&event, &owner.public_key(), &brains);
         assert_eq!(got.is_ok(), ok, "{who}: {got:?}");
+        // Only the owner's own signature makes a task the owner's (issue 20).
+        let origin = crate::task_origin(&event, &owner.public_key(), &brains);
+        assert_eq!(origin.is_ok(), ok, "{who}: {origin:?}");
+        if let Ok(o) = origin {
+            assert_eq!(
+                o.is_owner_signed(),
+                event.pubkey == owner.public_key(),
+                "{who}"
+            );
+        }
     }
 }

@@ -122,7 +122,11 @@ async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pa
     let started = Instant::now();
     let (thought, tool) = propose(ctx, state).await;
     let actor = ctx.me.keys.public_key();
-    let (verdict, access) = ctx.setup.guardian.decide(&thought, &tool, &actor);
+    let (mut verdict, access) = ctx.setup.guardian.decide(&thought, &tool, &actor);
+    // Origin of work (DESIGN §12): a restart for a task the owner did not sign asks first.
+    if let Some(asked) = super::origin::question(ctx, state, &tool, &verdict).await {
+        verdict = asked;
+    }
     let said = verdict
         .question
         .clone()

@@ -14,6 +14,7 @@ mod cache;
 mod evaluate;
 mod guarded;
 pub mod inbox;
+mod origin;
 mod restart;
 mod step;
 

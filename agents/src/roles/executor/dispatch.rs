@@ -16,6 +16,7 @@ use soul_kinds::{ExecStatus, Execution, Role, Roster, Task};
 use tokio::sync::OnceCell;
 
 use super::{skill, SKILLS_DIR};
+use crate::dm::requests::Requests;
 use crate::dm::{DmClient, Message};
 use crate::host::Identity;
 use crate::link::LinkError;
@@ -49,7 +50,15 @@ pub enum Progress {
     Done(Execution),
 }
 
-type Results = Arc<Mutex<HashMap<String, RunResult>>>;
+/// Run results by request id, and the requests sent (an answer counts only from the
+/// executor asked, replying to the request it was asked: [`Requests`]).
+#[derive(Debug, Default)]
+struct Filed {
+    results: HashMap<String, RunResult>,
+    sent: Requests,
+}
+
+type Results = Arc<Mutex<Filed>>;
 
 /// Triceratops's connection to the executor; cheap to clone, connects on first use.
 #[derive(Debug, Clone)]
@@ -112,7 +121,6 @@ impl Dispatch {
 
     /// Sends `job` to its executor on the authority of `decision`.
     pub async fn send(&self, me: &Identity, decision: EventId, job: &Job) -> Result<(), LinkError> {
-        let (dm, _) = self.inbox(me).await?;
         let command = serde_json::json!({
             "command": "run",
             "skill": job.skill,
@@ -120,7 +128,11 @@ impl Dispatch {
             "decision": decision.to_hex(),
             "request": decision.to_hex(),
         });
-        dm.send(job.executor, &command.to_string(), vec![]).await?;
+        let (dm, results) = self.inbox(me).await?;
+        let rumor = dm.send(job.executor, &command.to_string(), vec![]).await?;
+        if let Ok(mut f) = results.lock() {
+            f.sent.record(rumor, job.executor, decision.to_hex());
+        }
         tracing::info!(brain = %me.name, executor = %job.executor_name, skill = %job.skill, %decision, "asked the executor to run a skill");
         Ok(())
     }
@@ -140,7 +152,7 @@ impl Dispatch {
         let found = results
             .lock()
             .ok()
-            .and_then(|r| r.get(&decision.to_hex()).cloned());
+            .and_then(|r| r.results.get(&decision.to_hex()).cloned());
         if let Some(r) = found {
             return Ok(Progress::Done(execution(&job, &r)));
         }
@@ -167,8 +179,16 @@ impl Dispatch {
                 let dm = DmClient::connect(&self.relay_url, &me.keys).await?;
                 let mut rx = dm.follow().await?;
                 let results: Results = Arc::default();
-                for m in dm.history().await? {
-                    file(&results, &m);
+                let me_key = me.keys.public_key();
+                let history = dm.history().await?;
+                // Our own requests first: an answer is checked against them.
+                for m in history.iter().filter(|m| m.sender == me_key) {
+                    if let Ok(mut f) = results.lock() {
+                        f.sent.absorb_own(m);
+                    }
+                }
+                for m in history.iter().filter(|m| m.sender != me_key) {
+                    file(&results, m);
                 }
                 let (reader, weak) = (dm.clone(), Arc::downgrade(&results));
                 tokio::spawn(async move {
@@ -176,7 +196,14 @@ impl Dispatch {
                         let Some(results) = Weak::upgrade(&weak) else {
                             break;
                         };
-                        file(&results, &m);
+                        if m.sender == me_key {
+                            // Our copy of a request, seen before its answer can be.
+                            if let Ok(mut f) = results.lock() {
+                                f.sent.absorb_own(&m);
+                            }
+                        } else {
+                            file(&results, &m);
+                        }
                     }
                     reader.close().await;
                 });
@@ -209,8 +236,18 @@ fn file(results: &Results, m: &Message) {
         },
         None => return,
     };
-    if let (Some(req), Ok(mut map)) = (result.request.clone().or(reply.request), results.lock()) {
-        map.insert(req, result);
+    let Ok(mut f) = results.lock() else {
+        return;
+    };
+    let claimed = result.request.clone().or(reply.request);
+    match f.sent.answered_by(m, claimed.as_deref()) {
+        Ok(sent) => {
+            let req = sent.request.clone();
+            f.results.insert(req, result);
+        }
+        Err(why) => {
+            tracing::warn!(from = %m.sender, wrap = %m.wrap_id, "ignored a run result: {why}");
+        }
     }
 }
 

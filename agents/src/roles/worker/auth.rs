@@ -1,10 +1,14 @@
 //! Who may command a worker (DESIGN §9): the owner always; a brain only with a reference to an
-//! approved decision (4362) whose task names this worker; nobody else. Fails closed: any error
-//! reading the relay refuses.
+//! approved decision (4362) whose task names this worker, for exactly the command that task
+//! decided ([`super::decided`]); nobody else. Fails closed: any error reading the relay refuses.
+//!
+//! The task's origin is what its signature proves ([`soul_kinds::task_origin`]): a brain's
+//! command on a task the owner did not sign comes back as [`Authority::Brain`] with that
+//! origin, and the worker asks the owner before it acts (issue 20).
 
 use nostr::nips::nip19::ToBech32;
 use nostr::{EventId, Filter, PublicKey, Timestamp};
-use soul_kinds::{fold_task, tags, Outcome, Roster, SoulKind};
+use soul_kinds::{fold_task, tags, task_origin, Outcome, Roster, SoulKind, TaskOrigin};
 
 use super::command::Command;
 use crate::link::Link;
@@ -24,6 +28,10 @@ pub enum Authority {
         decision: EventId,
         /// Its task (4360).
         task: EventId,
+        /// Who the task is from, as its signature proves.
+        origin: TaskOrigin,
+        /// The task's title, for the owner's question.
+        title: String,
     },
 }
 
@@ -42,6 +50,7 @@ pub async fn authorize(
     worker: &Worker<'_>,
     sender: &PublicKey,
     cmd: &Command,
+    dispatch: &crate::roles::executor::Dispatch,
 ) -> Result<Authority, String> {
     if *sender == roster.owner {
         return Ok(Authority::Owner);
@@ -89,11 +98,8 @@ pub async fn authorize(
         .collect();
     let (state, _) = fold_task(&task, &related, &brains)
         .map_err(|e| format!("task {task_id} does not fold: {e}"))?;
-    let from_owner = task.pubkey == roster.owner
-        || (brains.contains(&task.pubkey) && task.tags.public_keys().any(|p| *p == roster.owner));
-    if !from_owner {
-        return Err(format!("task {task_id} is not the owner's"));
-    }
+    let origin = task_origin(&task, &roster.owner, &brains)
+        .map_err(|why| format!("task {task_id} is no task of this town: {why}"))?;
     match &state.decision {
         Some((id, d)) if *id == decision && d.outcome == Outcome::Approved => {}
         Some((id, _)) if *id == decision => {
@@ -123,9 +129,14 @@ pub async fn authorize(
             state.task.title, worker.name
         ));
     }
+    let plan = dispatch.plan(&state.task);
+    super::decided::matches(&cmd.action, &state.task, plan.as_ref(), &worker.pubkey)
+        .map_err(|why| format!("decision {decision} does not cover this command: {why}"))?;
     Ok(Authority::Brain {
         decision,
         task: task_id,
+        origin,
+        title: state.task.title.clone(),
     })
 }
 

@@ -10,6 +10,8 @@
 //! # Layout
 //! - [`command`]: parsing plain text and JSON commands.
 //! - [`auth`]: owner, or brain with an approved decision naming the worker.
+//! - [`decided`]: a decision authorises exactly the command its task decided.
+//! - [`origin`]: a brain's command on a task the owner did not sign waits for the owner's yes.
 //! - [`state`]: the 34363 state and params with ranges.
 //! - [`reply`]: the answer's shape (text or JSON; a run's result).
 //! - [`suggest`]: one suggestion per rolling hour; triceratops turns accepted ones into tasks.
@@ -17,7 +19,9 @@
 
 pub mod auth;
 pub mod command;
+pub mod decided;
 pub mod guarded;
+pub mod origin;
 pub mod reply;
 pub mod state;
 pub mod suggest;
@@ -25,13 +29,13 @@ pub mod suggest;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use nostr::{Tag, TagKind, Timestamp};
+use nostr::Timestamp;
 use soul_kinds::{Role, WorkerRun, WorkerState};
 use tokio::task::{AbortHandle, JoinSet};
 
 use self::command::{Action, Command};
 use self::guarded::Pass;
-use self::reply::{Reply, ACCEPTED};
+use self::reply::{send_reply, Reply, REFUSED, UNREADABLE};
 use self::state::{Current, ParamSpec};
 use crate::dm::replay::{Seen, Stale};
 use crate::dm::{DmClient, Message};
@@ -171,14 +175,16 @@ fn control(action: &Action, sender: nostr::PublicKey) -> Option<guarded::Guarded
 
 impl Worker {
     async fn handle(&mut self, m: Message) {
-        match self.seen.admit(&m, Timestamp::now()) {
+        // Checked, not yet marked: only a message its sender was entitled to send is recorded
+        // as handled (a refused stranger's message marks nothing).
+        match self.seen.check(&m, Timestamp::now()) {
             Ok(()) => {}
             Err(Stale::Seen) => {
                 tracing::info!(worker = %self.me.name, wrap = %m.wrap_id, "ignored a replayed message");
                 return;
             }
             Err(Stale::TooOld(age)) => {
-                tracing::info!(worker = %self.me.name, wrap = %m.wrap_id, age, "ignored a stale message");
+                tracing::info!(worker = %self.me.name, wrap = %m.wrap_id, sender = %m.sender, age, "ignored a stale message (written more than 10 minutes from now)");
                 return;
             }
         }
@@ -191,6 +197,7 @@ impl Worker {
                 .find(|w| self.asked.contains(*w))
                 .map(str::to_owned);
             if let Some(code) = code {
+                self.seen.mark(&m);
                 self.asked.remove(&code);
                 tracing::debug!(worker = %self.me.name, code, "the owner answered a question; not a command");
                 return;
@@ -205,9 +212,10 @@ impl Worker {
             }
             Ok(None) => return self.chat(m).await,
             Err(e) => {
+                // Not marked: whoever sent it, nothing was done (its reply marks nothing either).
                 let r = Reply::new(
                     None,
-                    "error",
+                    UNREADABLE,
                     false,
                     format!("cannot read that command: {e}"),
                 );
@@ -219,18 +227,48 @@ impl Worker {
             pubkey: self.me.keys.public_key(),
         };
         let roster = &self.ctx.options.roster;
-        if let Err(why) = auth::authorize(&self.ctx.link, roster, &worker, &m.sender, &cmd).await {
-            tracing::warn!(worker = %self.me.name, sender = %m.sender, command = cmd.action.word(), "command refused: {why}");
-            let r = Reply::new(
-                cmd.request.clone(),
-                "refused",
-                false,
-                format!("refused: {why}"),
-            );
-            return self.reply(&m, cmd.json, &r, false).await;
-        }
+        let dispatch = crate::roles::executor::Dispatch::new(&self.ctx);
+        let authority = match auth::authorize(
+            &self.ctx.link,
+            roster,
+            &worker,
+            &m.sender,
+            &cmd,
+            &dispatch,
+        )
+        .await
+        {
+            Ok(a) => a,
+            Err(why) => {
+                tracing::warn!(worker = %self.me.name, sender = %m.sender, wrap = %m.wrap_id, command = cmd.action.word(), "command refused: {why}");
+                let r = Reply::new(
+                    cmd.request.clone(),
+                    REFUSED,
+                    false,
+                    format!("refused: {why}"),
+                );
+                return self.reply(&m, cmd.json, &r, false).await;
+            }
+        };
+        self.seen.mark(&m);
         tracing::info!(worker = %self.me.name, sender = %m.sender, command = cmd.action.word(), "command accepted");
+        let ask = origin::ask_for(authority, &cmd.action);
+        if let Some(ask) = &ask {
+            // The owner's answer goes to the asker, not to this loop as a command.
+            self.asked.insert(ask.code());
+        }
         if let Some(g) = control(&cmd.action, m.sender) {
+            if let Some(ask) = &ask {
+                if let Err(why) = origin::confirm(&self.ctx, &self.me, ask).await {
+                    let r = Reply::new(
+                        cmd.request.clone(),
+                        REFUSED,
+                        false,
+                        format!("refused: {why}"),
+                    );
+                    return self.reply(&m, cmd.json, &r, false).await;
+                }
+            }
             // A control command acts on the worker: the guardian and the gate judge it first
             // (a run is judged in its own task, as it may wait for the owner's answer).
             if let Pass::Stop(why) = guarded::judge(&self.ctx, &self.me, &m, &g).await {
@@ -243,10 +281,10 @@ impl Worker {
                 return self.reply(&m, cmd.json, &r, false).await;
             }
         }
-        self.execute(m, cmd).await;
+        self.execute(m, cmd, ask).await;
     }
 
-    async fn execute(&mut self, m: Message, cmd: Command) {
+    async fn execute(&mut self, m: Message, cmd: Command, ask: Option<origin::Ask>) {
         let word = cmd.action.word();
         let req = cmd.request.clone();
         let mut reply = match cmd.action {
@@ -364,7 +402,14 @@ impl Worker {
                             // commands (status, pause) go on meanwhile.
                             tokio::spawn(async move {
                                 let g = guarded::run(&me, &skill, &named, &positional);
-                                let pass = guarded::judge(&ctx, &me, &m, &g).await;
+                                let owner_said = match &ask {
+                                    Some(ask) => origin::confirm(&ctx, &me, ask).await,
+                                    None => Ok(()),
+                                };
+                                let pass = match owner_said {
+                                    Ok(()) => guarded::judge(&ctx, &me, &m, &g).await,
+                                    Err(why) => Pass::Stop(why),
+                                };
                                 let r = match pass {
                                     Pass::Go => {
                                         x.run(&skill, named, positional, req, &current).await
@@ -402,6 +447,11 @@ impl Worker {
 
     async fn chat(&mut self, m: Message) {
         let owner = self.ctx.options.roster.owner;
+        // Chat is anyone's to start (the buddy answers members; its guard refuses what it
+        // must): handled once, so marked, except a stranger's word to the executor below.
+        if matches!(self.job, Job::Buddy(_)) || m.sender == owner {
+            self.seen.mark(&m);
+        }
         match &self.job {
             Job::Buddy(b) => {
                 if self.current.paused() {
@@ -434,18 +484,5 @@ impl Worker {
 
     async fn reply(&self, m: &Message, json: bool, r: &Reply, ack: bool) {
         send_reply(&self.dm, m, json, r, ack).await;
-    }
-}
-
-/// Sends `r` to `m`'s sender, marking `m` handled (and, for `ack`, not final).
-async fn send_reply(dm: &DmClient, m: &Message, json: bool, r: &Reply, ack: bool) {
-    let mut tags = Seen::reply_tags(m);
-    if ack {
-        tags.push(Tag::custom(TagKind::custom("status"), [ACCEPTED]));
-    }
-    if let Err(e) = dm.send(m.sender, &r.render(json), tags).await {
-        // A stranger's wrap is refused by the town relay (gift wraps only to members): the
-        // refusal is in this log instead.
-        tracing::warn!(to = %m.sender, command = %r.command, "reply not delivered: {e}");
     }
 }
