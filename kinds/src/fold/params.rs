@@ -119,7 +119,7 @@ mod tests {
         let retune = at(params("panda", &p(0.3)), 100, &t.panda);
         let owners = at(owner_params("panda", key, &p(0.9)), 200, &t.owner);
         let later_retune = at(params("panda", &p(0.4)), 300, &t.panda);
-        check(&[retune.clone()], &t, Some(0.3));
+        check(std::slice::from_ref(&retune), &t, Some(0.3));
         check(&[retune.clone(), owners.clone()], &t, Some(0.9));
         check(&[owners.clone(), retune.clone()], &t, Some(0.9));
         check(&[retune, owners.clone(), later_retune], &t, Some(0.4));
