@@ -211,6 +211,16 @@ fn the_task_endpoint_refuses_a_bad_task_with_the_field() {
     );
     assert_eq!(status, 422, "{body}");
     assert!(body.contains("risk_tolerance"), "names the field: {body}");
+    // A comment must answer a task the relay holds, not any id.
+    let body = serde_json::json!({ "task": "ab".repeat(32), "text": "hello" }).to_string();
+    let (status, reply) = d.request(
+        "POST",
+        "/api/comment",
+        &[("Host", &d.addr.clone()), ("Authorization", &bearer)],
+        &body,
+    );
+    assert_eq!(status, 404, "{reply}");
+    assert!(reply.contains("no task"), "{reply}");
 }
 
 /// Panda's round-1 vote on the task titled `title`, once it is on the relay.
