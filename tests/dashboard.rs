@@ -339,6 +339,7 @@ async fn the_control_panel_in_a_browser() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    eprintln!("{log}");
     assert!(out.status.success(), "{log}");
     assert!(
         shot.exists(),
