@@ -84,11 +84,47 @@ try {
   await page.locator(`#log .entry[data-kind="evaluation"]`).first().waitFor(T);
   const kinds = new Set(await page.locator("#log .entry").evaluateAll((es) => es.map((e) => e.dataset.kind)));
   step(`panda's log shows ${[...kinds].join(", ")}`);
+
+  // Another tab on another name of this machine, without the secret: it reaches the relay at
+  // the host it was served from, and it may read but not write.
+  const reader = await (await browser.newContext()).newPage();
+  const origin = new URL(url);
+  await reader.goto(`http://localhost:${origin.port}/`);
+  await reader.locator("#conn.on").waitFor(T);
+  const relay = await reader.locator("#relay").innerText();
+  if (!relay.startsWith("ws://localhost:")) throw new Error(`a page from localhost connects to ${relay}`);
+  if (!(await reader.locator("#submit").isDisabled())) throw new Error("a page without the secret may submit");
+  const why = await reader.locator("#writemsg").innerText();
+  if (!why.includes("token")) throw new Error(`a page without the secret says ${why}`);
+  await reader.locator(".task h3", { hasText: agreed }).waitFor(T);
+  step(`a tab on localhost without the secret reads through ${relay} and says: ${why}`);
 } catch (e) {
   failed ||= String(e);
 } finally {
   if (screenshot) await page.screenshot({ path: screenshot, fullPage: true });
   await browser.close();
+}
+
+// DNS rebinding in a real browser: evil.example resolves to 127.0.0.1 here; the dashboard
+// refuses the page whatever it asks for.
+if (!failed) {
+  const port = new URL(url).port;
+  const rebound = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--host-resolver-rules=MAP evil.example 127.0.0.1"],
+  });
+  try {
+    const evil = await rebound.newPage();
+    const r = await evil.goto(`http://evil.example:${port}/`);
+    const body = await evil.locator("body").innerText();
+    if (r.status() !== 421) failed = `a rebinding page got ${r.status()}: ${body}`;
+    else step(`a rebinding page on evil.example:${port} gets 421: ${body.slice(0, 60)}…`);
+  } catch (e) {
+    failed = String(e);
+  } finally {
+    await rebound.close();
+  }
 }
 if (failed) {
   console.error(`dashboard test failed: ${failed}`);
