@@ -70,6 +70,34 @@ async fn write_check(State(d): State<Dashboard>, request: Request, next: Next) -
     }
 }
 
+/// Defence in depth for the page that holds the secret: no script but its own file (relay
+/// content that slipped past escaping cannot run), no framing by another site (no clickjacking
+/// of the owner's buttons), no Referer leaving it.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+                   connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'; \
+                   base-uri 'none'; form-action 'self'";
+
+async fn security_headers(mut response: Response) -> Response {
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        header::HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_FRAME_OPTIONS,
+        header::HeaderValue::from_static("DENY"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
 /// Serves the dashboard on `listener` until `shutdown`.
 pub async fn serve(
     dashboard: Dashboard,
@@ -108,6 +136,8 @@ pub async fn serve(
             dashboard.clone(),
             host_check,
         ))
+        // Outside the Host check, so that its refusals carry the headers too.
+        .layer(middleware::map_response(security_headers))
         .with_state(dashboard);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
