@@ -279,6 +279,15 @@ mod tests {
         assert!(Hosts::new("0.0.0.0:3000".parse().unwrap(), &["a b".into()]).is_err());
     }
 
+    #[test]
+    fn a_request_without_host_is_refused() {
+        let refused = check_host(&hosts(), &HeaderMap::new()).unwrap_err();
+        assert_eq!(refused.status, StatusCode::MISDIRECTED_REQUEST);
+        assert!(refused.why.contains("no Host"), "{}", refused.why);
+        let evil = check_host(&hosts(), &headers(&[("host", "evil.example:3000")])).unwrap_err();
+        assert!(evil.why.contains("evil.example"), "{}", evil.why);
+    }
+
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for (k, v) in pairs {
