@@ -130,12 +130,19 @@ impl Default for ScheduleSection {
 pub struct DashboardSection {
     /// Address the dashboard binds.
     pub listen: SocketAddr,
+    /// More names the dashboard answers to (`Host`), besides its bind address, `localhost`,
+    /// `127.0.0.1` and `[::1]`: a LAN name or address (`"mybox.lan"`, `"192.168.1.5"`), or a
+    /// `"name:port"` when a proxy or a container maps another port onto it. Any other `Host` is
+    /// refused, so a web page on a name that merely resolves here (DNS rebinding) cannot use it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 impl Default for DashboardSection {
     fn default() -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            hosts: Vec::new(),
         }
     }
 }

@@ -125,7 +125,31 @@ async fn start_dashboard(
             return None;
         }
     };
-    let url = format!("http://{}", listener.local_addr().ok()?);
+    let bound = listener.local_addr().ok()?;
+    let hosts = match crate::dashboard::Hosts::new(bound, &town.config.dashboard.hosts) {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::warn!("dashboard not started: {e}");
+            return None;
+        }
+    };
+    // A fresh secret each start (as Jupyter does): the page keeps it from the address printed
+    // below and sends it with every write; nothing on disk holds it.
+    let secret = match crate::dashboard::Secret::generate() {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!("dashboard not started: no random secret ({e})");
+            return None;
+        }
+    };
+    // The fragment never leaves the browser (no server log, no Referer). On all interfaces
+    // (a container, a LAN) the address to print is one the dashboard answers to.
+    let shown = if bound.ip().is_unspecified() {
+        format!("localhost:{}", bound.port())
+    } else {
+        bound.to_string()
+    };
+    let url = format!("http://{shown}/#token={}", secret.reveal());
     let link = match Link::connect(relay_url).await {
         Ok(l) => l,
         Err(e) => {
@@ -139,6 +163,8 @@ async fn start_dashboard(
         roster: town.config.roster().ok()?,
         owner: town.owner_keys().ok().flatten(),
         link,
+        hosts,
+        secret,
     };
     let task = tokio::spawn(crate::dashboard::serve(
         dashboard,

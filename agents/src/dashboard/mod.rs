@@ -1,25 +1,37 @@
 //! The dashboard at `http://127.0.0.1:3000` (`[dashboard] listen`): a page that reads the relay
-//! live from the browser, over the same NIP-01 any client speaks, plus one endpoint that submits a
-//! task as the owner — only to callers on this machine.
+//! live from the browser, over the same NIP-01 any client speaks, and the owner's control panel.
 //!
 //! The server holds no town state: the page subscribes to the relay itself, so what it shows is
-//! exactly what the relay holds.
+//! exactly what the relay holds. The server answers only to its own names (`access.rs`), tells
+//! the page who is who and the kind numbers (`read.rs`), and signs as the owner what the page
+//! asks for — a task, a brain's params, an evaluation, a comment (`write.rs`) — only for a
+//! request that carries the secret `soul up` printed and comes from the dashboard's own page.
+//!
+//! # Layout
+//! - `access.rs`: the `Host` check, the secret and the `Origin` check.
+//! - `read.rs`: `/api/town`, `/api/kinds`.
+//! - `write.rs`: `/api/task`, `/api/params`, `/api/evaluate`, `/api/comment`.
+//! - `assets/`: the page (`index.html`, `app.js`, `style.css`), embedded in the binary.
+
+mod access;
+mod read;
+mod write;
 
 use std::future::Future;
-use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{Request, State};
+use axum::http::header;
+use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Router;
 use nostr::Keys;
-use serde::{Deserialize, Serialize};
-use soul_kinds::content::task;
-use soul_kinds::{Priority, Roster, SoulContent, Task};
+use soul_kinds::Roster;
 use tokio::net::TcpListener;
 
 use crate::link::Link;
+
+pub use access::{Hosts, Secret};
 
 const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
@@ -30,39 +42,60 @@ const STYLE: &str = include_str!("assets/style.css");
 pub struct Dashboard {
     /// Town name.
     pub town: String,
-    /// The relay URL the browser connects to.
+    /// The relay URL the agents use; the page reaches a relay on this machine at its own host.
     pub relay_url: String,
     /// Who is who.
     pub roster: Roster,
-    /// The owner's keys, for the task form; `None` when the owner key is not on this machine.
+    /// The owner's keys, for the owner's hand; `None` when the owner key is not on this machine.
     pub owner: Option<Keys>,
-    /// Where tasks are published.
+    /// Where the owner's events are published.
     pub link: Link,
+    /// The names the dashboard answers to.
+    pub hosts: Hosts,
+    /// What writing needs.
+    pub secret: Secret,
 }
 
-#[derive(Serialize)]
-struct TownInfo {
-    town: String,
-    relay: String,
-    owner: String,
-    can_submit: bool,
-    members: Vec<Member>,
+async fn host_check(State(d): State<Dashboard>, request: Request, next: Next) -> Response {
+    match access::check_host(&d.hosts, request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(refused) => refused.into_response(),
+    }
 }
 
-#[derive(Serialize)]
-struct Member {
-    name: String,
-    role: String,
-    pubkey: String,
+async fn write_check(State(d): State<Dashboard>, request: Request, next: Next) -> Response {
+    match access::check_write(&d.secret, request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(refused) => refused.into_response(),
+    }
 }
 
-#[derive(Deserialize)]
-struct NewTask {
-    title: String,
-    #[serde(default)]
-    description: String,
-    #[serde(default)]
-    priority: Option<Priority>,
+/// Defence in depth for the page that holds the secret: no script but its own file (relay
+/// content that slipped past escaping cannot run), no framing by another site (no clickjacking
+/// of the owner's buttons), no Referer leaving it.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+                   connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'; \
+                   base-uri 'none'; form-action 'self'";
+
+async fn security_headers(mut response: Response) -> Response {
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        header::HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_FRAME_OPTIONS,
+        header::HeaderValue::from_static("DENY"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
+    );
+    response
 }
 
 /// Serves the dashboard on `listener` until `shutdown`.
@@ -71,6 +104,15 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let writes = Router::new()
+        .route("/api/task", post(write::submit_task))
+        .route("/api/params", post(write::set_params))
+        .route("/api/evaluate", post(write::request_evaluation))
+        .route("/api/comment", post(write::comment))
+        .route_layer(middleware::from_fn_with_state(
+            dashboard.clone(),
+            write_check,
+        ));
     let app = Router::new()
         .route("/", get(|| async { Html(INDEX) }))
         .route(
@@ -86,70 +128,18 @@ pub async fn serve(
             "/style.css",
             get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE) }),
         )
-        .route("/api/town", get(town_info))
-        .route("/api/task", post(submit_task))
+        .route("/api/town", get(read::town_info))
+        .route("/api/kinds", get(read::kinds))
+        .merge(writes)
+        // Outermost, so that it also covers routes that do not exist.
+        .layer(middleware::from_fn_with_state(
+            dashboard.clone(),
+            host_check,
+        ))
+        // Outside the Host check, so that its refusals carry the headers too.
+        .layer(middleware::map_response(security_headers))
         .with_state(dashboard);
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
-}
-
-async fn town_info(State(d): State<Dashboard>) -> Json<TownInfo> {
-    Json(TownInfo {
-        town: d.town.clone(),
-        relay: d.relay_url.clone(),
-        owner: d.roster.owner.to_hex(),
-        can_submit: d.owner.is_some(),
-        members: d
-            .roster
-            .members
-            .iter()
-            .map(|m| Member {
-                name: m.name.clone(),
-                role: m.role.to_string(),
-                pubkey: m.pubkey.to_hex(),
-            })
-            .collect(),
-    })
-}
-
-async fn submit_task(
-    State(d): State<Dashboard>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Json(form): Json<NewTask>,
-) -> Response {
-    if !peer.ip().is_loopback() {
-        return (
-            StatusCode::FORBIDDEN,
-            "tasks are submitted as the owner only from this machine",
-        )
-            .into_response();
-    }
-    let Some(owner) = &d.owner else {
-        return (
-            StatusCode::CONFLICT,
-            "the owner's key is not on this machine; publish the task from the owner's client",
-        )
-            .into_response();
-    };
-    let content = Task {
-        title: form.title.trim().to_string(),
-        description: form.description.trim().to_string(),
-        priority: form.priority.unwrap_or(Priority::Medium),
-        task_type: "task".into(),
-    };
-    if let Err(e) = content.validate() {
-        return (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("{}: {}", e.field, e.reason),
-        )
-            .into_response();
-    }
-    match d.link.publish(owner, task(&content, None)).await {
-        Ok(event) => Json(serde_json::json!({ "id": event.id.to_hex() })).into_response(),
-        Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
-    }
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
 }

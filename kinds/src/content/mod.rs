@@ -47,7 +47,7 @@ pub use lesson::{lesson, Lesson};
 pub use memory::{memory_builder, MemoryContent};
 pub use news::{news, News};
 pub use opinion::{opinion, Opinion, Vote};
-pub use params::{params, Params};
+pub use params::{owner_params, params, Params};
 pub use restart::{restart, RestartStatus, RestartStep};
 pub use review::{review, Review, ReviewVerdict};
 pub use roster::{roster, RosterContent};

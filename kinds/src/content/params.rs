@@ -49,3 +49,9 @@ impl SoulContent for Params {
 pub fn params(name: &str, content: &Params) -> EventBuilder {
     base(content).tag(Tag::identifier(name))
 }
+
+/// The owner's params for a brain (DESIGN §12, "Owner's hand"): `d` = the brain's name, `p` =
+/// the brain, so that the brain (and any client) can tell whom they are for.
+pub fn owner_params(brain: &str, brain_key: nostr::PublicKey, content: &Params) -> EventBuilder {
+    params(brain, content).tag(Tag::public_key(brain_key))
+}

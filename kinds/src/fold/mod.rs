@@ -15,10 +15,12 @@
 
 mod draft;
 mod evaluation;
+mod params;
 mod restart;
 mod task;
 
 pub use draft::{fold_draft, DraftState};
 pub use evaluation::{fold_cycle, params_change_allowed, AcceptedEvaluation, Retune};
+pub use params::fold_params;
 pub use restart::{fold_restart, review_request, RestartRequest, RestartRules, RestartState};
 pub use task::{decide, fold_task, Rejected, TaskState, TaskStatus};

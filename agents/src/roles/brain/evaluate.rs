@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use nostr::{Event, EventBuilder, Tag, TagKind};
 use soul_kinds::content::{evaluation, params};
-use soul_kinds::{fold_cycle, parse, tags, BrainName, Evaluation, Params, SoulKind};
+use soul_kinds::{fold_cycle, tags, BrainName, Evaluation, Params, SoulKind};
 
 use super::step::Ctx;
 use super::Debates;
@@ -167,18 +167,14 @@ pub(super) async fn maybe_retune(
     Ok(Some(retune.params))
 }
 
-/// Params of each brain from their latest 34360 events, defaults otherwise.
-pub fn latest_params(events: &[Event], brains: &soul_kinds::Brains) -> BTreeMap<BrainName, Params> {
-    let mut best: BTreeMap<BrainName, (nostr::Timestamp, Params)> = BTreeMap::new();
-    for e in events.iter().filter(|e| e.kind == SoulKind::Params.kind()) {
-        let (Some(b), Ok(p)) = (brains.name_of(&e.pubkey), parse::<Params>(e)) else {
-            continue;
-        };
-        if best.get(&b).is_none_or(|(t, _)| e.created_at > *t) {
-            best.insert(b, (e.created_at, p));
-        }
-    }
-    best.into_iter().map(|(b, (_, p))| (b, p)).collect()
+/// Params of each brain: the latest of its own 34360 (a retune) and the owner's 34360 for it
+/// (DESIGN §12); brains absent from the map think with their seed params.
+pub fn latest_params(
+    events: &[Event],
+    brains: &soul_kinds::Brains,
+    owner: &nostr::PublicKey,
+) -> BTreeMap<BrainName, Params> {
+    soul_kinds::fold_params(events, brains, owner)
 }
 
 /// Whether a task event asks for an evaluation cycle (`soul evaluate`) rather than a debate.

@@ -182,7 +182,7 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Link
     for event in link.fetch(Filter::new().kinds(kinds.clone())).await? {
         touched.extend(view.insert(event, &my_key, &setup.owner));
     }
-    let mut params_of = evaluate::latest_params(&view.params_events, &setup.brains);
+    let mut params_of = evaluate::latest_params(&view.params_events, &setup.brains, &setup.owner);
     let mut params = params_of
         .get(&name)
         .copied()
@@ -238,7 +238,7 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Link
             }
             _ = tick.tick() => {}
         }
-        params_of = evaluate::latest_params(&view.params_events, &setup.brains);
+        params_of = evaluate::latest_params(&view.params_events, &setup.brains, &setup.owner);
         if let Some(p) = params_of.get(&name) {
             params = *p;
         }
