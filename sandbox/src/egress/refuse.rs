@@ -13,10 +13,11 @@ pub fn refused(ip: IpAddr, host: &[IpAddr]) -> Option<String> {
         IpAddr::V4(v4) => v4_class(v4).map(|c| format!("{ip} is {c}")),
         IpAddr::V6(v6) => {
             if let Some(v4) = embedded_v4(v6) {
-                if host.contains(&IpAddr::V4(v4)) {
-                    return Some(format!("{ip} carries {v4}, an address of this machine"));
-                }
-                return v4_class(v4).map(|c| format!("{ip} carries {v4}, which is {c}"));
+                let class = v4_class(v4).map(|c| format!("{ip} carries {v4}, which is {c}"));
+                return class.or_else(|| {
+                    host.contains(&IpAddr::V4(v4))
+                        .then(|| format!("{ip} carries {v4}, an address of this machine"))
+                });
             }
             v6_class(v6).map(|c| format!("{ip} is {c}"))
         }
