@@ -171,3 +171,58 @@ async fn the_proxy_dies_with_its_run() {
     assert!(!socket.exists(), "the socket is gone");
     assert!(UnixStream::connect(&socket).await.is_err());
 }
+
+/// A town whose `net` folder allows the network, for the fail-closed checks below.
+fn town() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let town = tmp.path().to_path_buf();
+    std::fs::create_dir_all(town.join("skills")).unwrap();
+    std::fs::create_dir_all(town.join("net")).unwrap();
+    std::fs::write(
+        town.join(crate::POLICY_FILE),
+        "allow_commands: [curl]\nfolders:\n  - {path: net, access: ReadWrite, network: Allow}\n",
+    )
+    .unwrap();
+    (tmp, town)
+}
+
+#[tokio::test]
+async fn a_networked_run_without_a_working_forwarder_does_not_run() {
+    let (_tmp, town) = town();
+    let sandbox = crate::Sandbox::load(&town).unwrap();
+    assert!(
+        sandbox.available(),
+        "bubblewrap is needed: apt-get install bubblewrap"
+    );
+    let argv = vec!["curl".to_string(), "http://example.com/".into()];
+    let hosts = list(&["example.com"]);
+    let limits = crate::Limits::default();
+    let err = sandbox
+        .run_with(&argv, &town.join("net"), limits, &hosts)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("does not name an egress forwarder") && err.contains("do not run"),
+        "{err}"
+    );
+    // Some other program in the forwarder's place (here `true`, which answers nothing).
+    let other = crate::Sandbox::load(&town)
+        .unwrap()
+        .with_forwarder("/bin/true".into());
+    let err = other
+        .run_with(&argv, &town.join("net"), limits, &hosts)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is not soul's forwarder"), "{err}");
+    let gone = crate::Sandbox::load(&town)
+        .unwrap()
+        .with_forwarder(town.join("no-such-soul"));
+    let err = gone
+        .run_with(&argv, &town.join("net"), limits, &hosts)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot start the forwarder"), "{err}");
+}
