@@ -1,6 +1,7 @@
 //! Workers: commands by NIP-17 DM (owner, strangers, brains with and without a decision,
 //! replays across a restart), the buddy's refusals, and triceratops running a skill.
 
+mod egress;
 pub(crate) mod phone;
 mod sandbox;
 

@@ -2,8 +2,9 @@
 //!
 //! Flags that work where soul runs (checked with Debian 12's bubblewrap 0.8 as root in a
 //! container, where every namespace, user included, could be created): `--unshare-all` (its
-//! user namespace is "try": skipped where the kernel forbids it), `--share-net` only when the working folder's policy allows the
-//! network, `--cap-drop ALL`, `--die-with-parent`, `--new-session`, `--clearenv`. The sandbox
+//! user namespace is "try": skipped where the kernel forbids it; the network namespace is
+//! always new and empty, a networked run's only way out is its egress proxy, see
+//! [`crate::egress`]), `--cap-drop ALL`, `--die-with-parent`, `--new-session`, `--clearenv`. The sandbox
 //! sees a read-only `/usr` (and the `/bin`, `/lib*` links), a few files of `/etc` needed for
 //! names and certificates, a private scratch `/tmp`, `/proc` and `/dev`, and the policy folders
 //! at their own paths, under parent folders made 0555 and a root remounted read-only, so that
@@ -14,7 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::policy::{Access, Network, Policies};
+use super::egress::Mount;
+use super::policy::{Access, Policies};
 
 /// Where bubblewrap is, if installed: `SOUL_BWRAP` when set (a non-standard install), else
 /// `bwrap` on `PATH`, `/usr/bin` or `/bin`.
@@ -52,8 +54,8 @@ pub struct Plan<'a> {
     pub policies: &'a Policies,
     /// The working folder (absolute, normalized, visible).
     pub workdir: &'a Path,
-    /// Network, from the working folder's policy.
-    pub network: Network,
+    /// The run's egress (proxy socket and forwarder), when its skill names hosts.
+    pub egress: Option<&'a Mount>,
     /// The town's `keys/`, hidden in every sandbox.
     pub keys_dir: &'a Path,
     /// Largest file the command may write, in bytes (the working folder's `max_file_size`).
@@ -93,8 +95,8 @@ pub fn args(plan: &Plan<'_>) -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    if plan.network == Network::Allow {
-        a.push("--share-net".into());
+    if let Some(e) = plan.egress {
+        a.extend(e.bwrap_args());
     }
     for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
         let p = Path::new(top);
@@ -187,7 +189,10 @@ pub fn args(plan: &Plan<'_>) -> Vec<String> {
         format!("printf '{STARTED}\\n' >&2; ulimit -f {blocks}; exec \"$@\""),
         "soul-sandbox".into(),
     ]);
-    a.extend(plan.argv.iter().cloned());
+    match plan.egress {
+        Some(e) => a.extend(e.wrap(plan.argv)),
+        None => a.extend(plan.argv.iter().cloned()),
+    }
     a
 }
 
@@ -229,7 +234,7 @@ mod tests {
         let a = args(&Plan {
             policies: &policies,
             workdir: &town.join("ws"),
-            network: Network::Deny,
+            egress: None,
             keys_dir: &town.join("keys"),
             max_file_size: 1024,
             argv: &argv,

@@ -4,6 +4,7 @@
 //! # Layout
 //! - [`policy`]: folder policies from `skills/_policy.yaml`; the most specific path wins.
 //! - [`bwrap`]: the bubblewrap command line for one run.
+//! - [`egress`]: network by allowlist: the run's own proxy, bridged into its empty namespace.
 //!
 //! **Architecture invariant:** nothing runs outside bubblewrap. When `bwrap` is missing the
 //! sandbox refuses every run and says why ([`SandboxError::Missing`]); there is no fallback.
@@ -12,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod bwrap;
+pub mod egress;
 pub mod policy;
 
 use std::path::{Path, PathBuf};
@@ -22,6 +24,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio::sync::oneshot;
 
+pub use egress::{Allowlist, Egress, EgressLimits, EgressUnavailable};
 pub use policy::{Access, FolderPolicy, Network, Policies};
 
 /// The file in a town that holds the folder policies.
@@ -82,6 +85,9 @@ pub enum SandboxError {
     /// The request breaks a policy.
     #[error("refused by the sandbox policy: {0}")]
     Refused(String),
+    /// A networked skill cannot have its egress path (fail closed).
+    #[error(transparent)]
+    Egress(#[from] EgressUnavailable),
     /// bubblewrap could not be started.
     #[error("cannot start bubblewrap: {0}")]
     Spawn(#[source] std::io::Error),
@@ -96,6 +102,8 @@ pub struct Sandbox {
     policies: Policies,
     bwrap: Option<PathBuf>,
     keys_dir: PathBuf,
+    /// The binary whose hidden mode bridges a networked run to its proxy.
+    forwarder: Option<PathBuf>,
 }
 
 impl Sandbox {
@@ -108,7 +116,15 @@ impl Sandbox {
             policies,
             bwrap: bwrap::find(),
             keys_dir: town.join("keys"),
+            forwarder: None,
         })
+    }
+
+    /// Names the binary that carries the egress forwarder ([`egress::forward`]): the running
+    /// `soul` or `soul-agent`. Without one, networked skills refuse to run.
+    pub fn with_forwarder(mut self, program: PathBuf) -> Self {
+        self.forwarder = Some(program);
+        self
     }
 
     /// The policies.
@@ -121,12 +137,25 @@ impl Sandbox {
         self.bwrap.is_some()
     }
 
-    /// Runs `argv` in `workdir` (absolute) inside bubblewrap.
+    /// Runs `argv` in `workdir` (absolute) inside bubblewrap, without network.
     pub async fn run(
         &self,
         argv: &[String],
         workdir: &Path,
         limits: Limits,
+    ) -> Result<Outcome, SandboxError> {
+        self.run_with(argv, workdir, limits, &Allowlist::none())
+            .await
+    }
+
+    /// Runs `argv` in `workdir` (absolute) inside bubblewrap; with hosts in `network`, the run
+    /// reaches those (and nothing else) through its own egress proxy.
+    pub async fn run_with(
+        &self,
+        argv: &[String],
+        workdir: &Path,
+        limits: Limits,
+        network: &Allowlist,
     ) -> Result<Outcome, SandboxError> {
         let bwrap_path = self.bwrap.as_ref().ok_or(SandboxError::Missing)?;
         let workdir = policy::normalize(workdir)
@@ -142,16 +171,62 @@ impl Sandbox {
                 ))
             })?;
         self.check_argv(argv, &workdir)?;
+        let egress = self.egress(network, policy, &workdir).await?;
+        let mount = egress
+            .as_ref()
+            .zip(self.forwarder.as_ref())
+            .map(|(e, f)| e.mount(f));
         let args = bwrap::args(&bwrap::Plan {
             policies: &self.policies,
             workdir: &workdir,
-            network: policy.network,
+            egress: mount.as_ref(),
             keys_dir: &self.keys_dir,
             max_file_size: policy.max_file_size,
             argv,
         });
-        tracing::debug!(?argv, workdir = %workdir.display(), network = ?policy.network, "sandbox run");
-        run_bwrap(bwrap_path, &args, limits).await
+        tracing::debug!(?argv, workdir = %workdir.display(), %network, "sandbox run");
+        let mut outcome = run_bwrap(bwrap_path, &args, limits).await?;
+        if let Some(e) = egress {
+            // The proxy's refusals are the run's own status: curl only says "403".
+            for why in e.refusals() {
+                outcome
+                    .error
+                    .push_str(&format!("\nsoul egress refused: {why}"));
+            }
+            tracing::info!(
+                bytes = e.bytes(),
+                refused = e.refusals().len(),
+                "egress of the run"
+            );
+        }
+        Ok(outcome)
+    }
+
+    /// The run's egress proxy when its skill names hosts: only where the working folder's
+    /// policy allows the network, and only with a forwarder that answers (fail closed).
+    async fn egress(
+        &self,
+        network: &Allowlist,
+        policy: &FolderPolicy,
+        workdir: &Path,
+    ) -> Result<Option<Egress>, SandboxError> {
+        if network.is_empty() {
+            return Ok(None);
+        }
+        if policy.network != Network::Allow {
+            return Err(SandboxError::Refused(format!(
+                "the skill names network hosts ({network}), but the policy for {} has `network: Deny`; allow the network for that folder in {POLICY_FILE} or remove the hosts from the skill",
+                workdir.display()
+            )));
+        }
+        let forwarder = self.forwarder.as_ref().ok_or_else(|| {
+            EgressUnavailable("this program does not name an egress forwarder".into())
+        })?;
+        egress::check_forwarder(forwarder).await?;
+        Ok(Some(Egress::start(
+            network.clone(),
+            EgressLimits::default(),
+        )?))
     }
 
     /// The program must be allowlisted (or a file in an `execute: true` folder); every argument

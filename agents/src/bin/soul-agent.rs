@@ -7,6 +7,10 @@ use soul_agents::agent_cli::{self, AgentArgs};
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // Inside a networked sandbox run this binary is the egress forwarder, and nothing else.
+    if let Some(code) = soul_sandbox::egress::forward::main_if_requested() {
+        return code;
+    }
     soul_agents::init_tracing();
     match agent_cli::run(AgentArgs::parse()).await {
         Ok(code) => code,

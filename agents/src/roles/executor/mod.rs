@@ -76,7 +76,11 @@ impl Executor {
     ) -> Reply {
         let failed = |error: String| not_run(name, request.clone(), error);
         let sandbox = match Sandbox::load(&self.town) {
-            Ok(s) if s.available() => s,
+            // This very binary carries the egress forwarder (`soul`, `soul-agent`).
+            Ok(s) if s.available() => match std::env::current_exe() {
+                Ok(exe) => s.with_forwarder(exe),
+                Err(_) => s,
+            },
             Ok(_) => return failed(SandboxError::Missing.to_string()),
             Err(e) => return failed(e.to_string()),
         };
@@ -108,7 +112,10 @@ impl Executor {
             let _ = std::fs::create_dir_all(&workdir);
         }
         tracing::info!(skill = name, ?argv, "running a skill in the sandbox");
-        let outcome = match sandbox.run(&argv, &workdir, limits).await {
+        let outcome = match sandbox
+            .run_with(&argv, &workdir, limits, &skill.network)
+            .await
+        {
             Ok(o) => o,
             Err(e) => return failed(e.to_string()),
         };

@@ -8,6 +8,7 @@
 //! parameters:
 //!   - {name: file, type: string, required: true, description: the file}
 //! command: sha256sum {{file}}    # or `prompt:` for a model
+//! network: [example.com, "api.example.com:8443"]  # hosts it may reach; none: no network
 //! ```
 //! A command is split at whitespace into the program and its arguments first, and `{{var}}` is
 //! substituted inside each argument afterwards, so a value never becomes two arguments and is
@@ -78,6 +79,10 @@ pub struct Skill {
     /// Or a prompt for a model, with `{{var}}`.
     #[serde(default)]
     pub prompt: Option<String>,
+    /// Hosts the run may reach through soul's egress proxy (`host[:port]`; without a port,
+    /// 443 and 80), checked entry by entry as the file is read. None: no network at all.
+    #[serde(default)]
+    pub network: soul_sandbox::Allowlist,
 }
 
 fn default_workdir() -> String {
@@ -352,5 +357,25 @@ mod tests {
             "name: a\ndescription: d\ncommand: ls\nshell: true\n"
         )
         .is_err());
+    }
+
+    #[test]
+    fn network_hosts_are_checked_as_the_file_is_read() {
+        let s = skill(
+            "name: a\ndescription: d\ncommand: curl\nnetwork: [example.com, '198.18.0.2:8080']\n",
+        );
+        assert_eq!(s.network.entries().len(), 2);
+        assert!(skill("name: a\ndescription: d\ncommand: ls\n")
+            .network
+            .is_empty());
+        let err = serde_yaml_ng::from_str::<Skill>(
+            "name: a\ndescription: d\ncommand: curl\nnetwork: [example.com, 'https://evil.example/x']\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("network[1]") && err.contains("without a scheme"),
+            "{err}"
+        );
     }
 }
