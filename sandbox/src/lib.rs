@@ -3,7 +3,8 @@
 //!
 //! # Layout
 //! - [`policy`]: folder policies from `skills/_policy.yaml`; the most specific path wins.
-//! - [`bwrap`]: the bubblewrap command line for one run.
+//! - [`view`]: what one run sees: its working folder and its skill's declared folders.
+//! - [`bwrap`]: the bubblewrap command line for one run, and its launcher.
 //!
 //! **Architecture invariant:** nothing runs outside bubblewrap. When `bwrap` is missing the
 //! sandbox refuses every run and says why ([`SandboxError::Missing`]); there is no fallback.
@@ -13,6 +14,7 @@
 
 pub mod bwrap;
 pub mod policy;
+pub mod view;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -23,6 +25,7 @@ use tokio::process::Command;
 use tokio::sync::oneshot;
 
 pub use policy::{Access, FolderPolicy, Network, Policies};
+pub use view::{Declared, View};
 
 /// The file in a town that holds the folder policies.
 pub const POLICY_FILE: &str = "skills/_policy.yaml";
@@ -36,6 +39,10 @@ pub struct Limits {
     pub run: Duration,
     /// Bytes kept of stdout and of stderr each; the rest is read and dropped.
     pub output_cap: usize,
+    /// Address space of each process of the run, in bytes (RLIMIT_AS).
+    pub memory: u64,
+    /// Processes the run may have at once (RLIMIT_NPROC; see ARCHITECTURE.md for root).
+    pub processes: u64,
 }
 
 impl Default for Limits {
@@ -44,6 +51,8 @@ impl Default for Limits {
             start: Duration::from_secs(10),
             run: Duration::from_secs(30),
             output_cap: 16 * 1024,
+            memory: 1024 * 1024 * 1024,
+            processes: 64,
         }
     }
 }
@@ -63,6 +72,8 @@ pub struct Outcome {
     pub truncated: bool,
     /// How long the command ran.
     pub elapsed: Duration,
+    /// Files with a denied extension the run left behind, removed after it.
+    pub removed: Vec<PathBuf>,
 }
 
 /// Why the sandbox did not run a command.
@@ -95,19 +106,20 @@ pub enum SandboxError {
 pub struct Sandbox {
     policies: Policies,
     bwrap: Option<PathBuf>,
-    keys_dir: PathBuf,
 }
 
 impl Sandbox {
     /// Reads `town/skills/_policy.yaml`.
     pub fn load(town: &Path) -> Result<Self, SandboxError> {
-        let town = policy::normalize(&std::path::absolute(town).unwrap_or(town.to_path_buf()))
-            .unwrap_or_else(|| town.to_path_buf());
+        // The real path: folders are compared with what bubblewrap will mount.
+        let town = std::fs::canonicalize(town).map_err(|e| SandboxError::Config {
+            path: town.to_path_buf(),
+            reason: format!("cannot open the town folder: {e}"),
+        })?;
         let policies = Policies::load(&town.join(POLICY_FILE), &town)?;
         Ok(Self {
             policies,
             bwrap: bwrap::find(),
-            keys_dir: town.join("keys"),
         })
     }
 
@@ -121,54 +133,48 @@ impl Sandbox {
         self.bwrap.is_some()
     }
 
-    /// Runs `argv` in `workdir` (absolute) inside bubblewrap.
+    /// Runs `argv` in `workdir` (absolute) inside bubblewrap, seeing only `workdir` and the
+    /// `declared` folders (see [`View`]).
     pub async fn run(
         &self,
         argv: &[String],
         workdir: &Path,
+        declared: &[Declared],
         limits: Limits,
     ) -> Result<Outcome, SandboxError> {
         let bwrap_path = self.bwrap.as_ref().ok_or(SandboxError::Missing)?;
         let workdir = policy::normalize(workdir)
             .ok_or_else(|| SandboxError::Refused(format!("bad folder {}", workdir.display())))?;
-        let policy = self
-            .policies
-            .governing(&workdir)
-            .filter(|p| p.access != Access::Deny)
-            .ok_or_else(|| {
-                SandboxError::Refused(format!(
-                    "no folder policy makes {} visible",
-                    workdir.display()
-                ))
-            })?;
-        self.check_argv(argv, &workdir)?;
+        let view = View::plan(&self.policies, &workdir, declared).map_err(SandboxError::Refused)?;
+        self.check_argv(argv, &workdir, &view)?;
         let args = bwrap::args(&bwrap::Plan {
-            policies: &self.policies,
+            view: &view,
             workdir: &workdir,
-            network: policy.network,
-            keys_dir: &self.keys_dir,
-            max_file_size: policy.max_file_size,
+            memory: limits.memory,
+            processes: limits.processes,
             argv,
         });
-        tracing::debug!(?argv, workdir = %workdir.display(), network = ?policy.network, "sandbox run");
-        run_bwrap(bwrap_path, &args, limits).await
+        tracing::debug!(?argv, workdir = %workdir.display(), network = ?view.network, mounts = ?view.mounts, "sandbox run");
+        let mut outcome = run_bwrap(bwrap_path, &args, limits).await?;
+        outcome.removed = view.quarantine();
+        if !outcome.removed.is_empty() {
+            tracing::warn!(removed = ?outcome.removed, "a run left files with denied extensions; removed");
+        }
+        Ok(outcome)
     }
 
-    /// The program must be allowlisted (or a file in an `execute: true` folder); every argument
-    /// that names a file must pass its folder's extension and size rules.
-    fn check_argv(&self, argv: &[String], workdir: &Path) -> Result<(), SandboxError> {
+    /// The program must be allowlisted (or a file in a mounted folder whose policy allows
+    /// execute); no argument may name a file with a denied extension, however it is written;
+    /// a file argument must pass its folder's extension and size rules.
+    fn check_argv(&self, argv: &[String], workdir: &Path, view: &View) -> Result<(), SandboxError> {
         let program = argv
             .first()
             .ok_or_else(|| SandboxError::Refused("an empty command".into()))?;
         if program.contains('/') {
             let path = policy::normalize(&workdir.join(program)).unwrap_or_default();
-            let ok = self
-                .policies
-                .governing(&path)
-                .is_some_and(|p| p.execute && p.access != Access::Deny);
-            if !ok {
+            if !view.executable(&path) {
                 return Err(SandboxError::Refused(format!(
-                    "{program} is not in a folder whose policy allows execute"
+                    "{program} is not in a mounted folder whose policy allows execute"
                 )));
             }
         } else if !self.policies.allow_commands.iter().any(|c| c == program) {
@@ -178,6 +184,16 @@ impl Sandbox {
             )));
         }
         for arg in &argv[1..] {
+            // By the name's end, not its path: `/proc/self/cwd/x.nsec` and `a/../x.nsec` are
+            // the same file inside the sandbox.
+            let ext = Path::new(arg)
+                .extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase());
+            if let Some(ext) = ext.filter(|e| view.denied_extensions.contains(e)) {
+                return Err(SandboxError::Refused(format!(
+                    "{arg:?} names a .{ext} file, an extension the folder policy denies"
+                )));
+            }
             if arg.starts_with('-') || !(arg.contains('/') || workdir.join(arg).exists()) {
                 continue;
             }
@@ -193,7 +209,10 @@ impl Sandbox {
 
 async fn run_bwrap(bwrap: &Path, args: &[String], limits: Limits) -> Result<Outcome, SandboxError> {
     let spawned = Instant::now();
+    // Nothing of the executor's environment reaches bubblewrap: its pid 1 inside the run is
+    // readable there as /proc/1/environ.
     let mut child = Command::new(bwrap)
+        .env_clear()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -247,6 +266,7 @@ async fn run_bwrap(bwrap: &Path, args: &[String], limits: Limits) -> Result<Outc
         timed_out,
         truncated: cut_out || cut_err,
         elapsed,
+        removed: Vec::new(),
     })
 }
 
@@ -301,6 +321,7 @@ mod tests {
             start: Duration::from_millis(start_ms),
             run: Duration::from_secs(20),
             output_cap: cap,
+            ..Limits::default()
         }
     }
 
