@@ -2,6 +2,7 @@
 //! replays across a restart), the buddy's refusals, and triceratops running a skill.
 
 pub(crate) mod phone;
+mod redteam;
 mod sandbox;
 
 use std::time::Duration;
