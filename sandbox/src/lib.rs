@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod bwrap;
+pub mod cgroup;
 pub mod policy;
 pub mod view;
 
@@ -155,7 +156,15 @@ impl Sandbox {
             argv,
         });
         tracing::debug!(?argv, workdir = %workdir.display(), network = ?view.network, mounts = ?view.mounts, "sandbox run");
-        let mut outcome = run_bwrap(bwrap_path, &args, limits).await?;
+        // The launcher's rlimit does not bind host root; a pids cgroup does, where allowed.
+        // bubblewrap's own two processes and the launcher count too.
+        let group = cgroup::RunGroup::create(limits.processes + 4);
+        if group.is_none() {
+            tracing::debug!("no pids cgroup for this run; RLIMIT_NPROC only");
+        }
+        let outcome = run_bwrap(bwrap_path, &args, group.as_ref().map(|g| g.dir()), limits).await;
+        drop(group);
+        let mut outcome = outcome?;
         outcome.removed = view.quarantine();
         if !outcome.removed.is_empty() {
             tracing::warn!(removed = ?outcome.removed, "a run left files with denied extensions; removed");
@@ -207,11 +216,32 @@ impl Sandbox {
     }
 }
 
-async fn run_bwrap(bwrap: &Path, args: &[String], limits: Limits) -> Result<Outcome, SandboxError> {
+async fn run_bwrap(
+    bwrap: &Path,
+    args: &[String],
+    group: Option<&Path>,
+    limits: Limits,
+) -> Result<Outcome, SandboxError> {
     let spawned = Instant::now();
+    let mut command = match group {
+        // A shell that joins the run's cgroup, then becomes bubblewrap: every process of the
+        // run is born inside the group.
+        Some(dir) => {
+            let mut c = Command::new("/bin/sh");
+            c.args([
+                "-c",
+                r#"echo $$ > "$1/cgroup.procs" || exit 125; shift; exec "$@""#,
+            ])
+            .arg("soul-sandbox-cgroup")
+            .arg(dir)
+            .arg(bwrap);
+            c
+        }
+        None => Command::new(bwrap),
+    };
     // Nothing of the executor's environment reaches bubblewrap: its pid 1 inside the run is
     // readable there as /proc/1/environ.
-    let mut child = Command::new(bwrap)
+    let mut child = command
         .env_clear()
         .args(args)
         .stdin(Stdio::null())
@@ -331,7 +361,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_sandbox_that_never_comes_up_is_a_start_time_out() {
-        let got = run_bwrap(Path::new("sleep"), &["20".into()], limits(300, 1024)).await;
+        let got = run_bwrap(Path::new("sleep"), &["20".into()], None, limits(300, 1024)).await;
         match got {
             Err(SandboxError::StartTimeout(limit, why)) => {
                 assert_eq!(limit, Duration::from_millis(300));
@@ -345,7 +375,7 @@ mod tests {
     async fn bubblewrap_failing_before_the_command_says_why() {
         let script =
             sh("echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2; exit 1");
-        match run_bwrap(Path::new("sh"), &script, limits(10_000, 1024)).await {
+        match run_bwrap(Path::new("sh"), &script, None, limits(10_000, 1024)).await {
             Err(SandboxError::StartTimeout(_, why)) => assert!(
                 why.contains("exited before the command started")
                     && why.contains("Creating new namespace failed"),
@@ -361,7 +391,7 @@ mod tests {
             "printf '{STARTED}\\n' >&2; head -c 100000 /dev/zero | tr '\\0' x; echo done >&2",
             STARTED = bwrap::STARTED
         ));
-        let out = run_bwrap(Path::new("sh"), &script, limits(10_000, 1024))
+        let out = run_bwrap(Path::new("sh"), &script, None, limits(10_000, 1024))
             .await
             .unwrap();
         assert_eq!(
