@@ -116,7 +116,7 @@ impl View {
                 }
             }
         }
-        mounts.sort_by_key(|m| depth(m));
+        mounts.sort_by_key(depth);
         mounts.dedup();
         let mut view = Self {
             mounts,
