@@ -256,6 +256,18 @@ async fn the_red_team_table_holds() {
         .await;
     assert!(!output(&r).contains("started=200"), "{r}");
 
+    // Memory: a 1.1 GiB buffer is past the 1 GiB address space of a run.
+    let r = red
+        .sh(
+            "shell",
+            "dd bs=1100M count=1 if=/dev/zero of=/dev/null; echo rc=$?",
+        )
+        .await;
+    assert!(
+        output(&r).contains("memory exhausted") && output(&r).contains("rc=1"),
+        "{r}"
+    );
+
     // A policy that shows the town itself is refused with a reason.
     std::fs::write(
         town.dir.join("skills/_policy.yaml"),
