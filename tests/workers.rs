@@ -3,6 +3,7 @@
 
 mod egress;
 pub(crate) mod phone;
+mod redteam;
 mod sandbox;
 
 use std::time::Duration;

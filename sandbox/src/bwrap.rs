@@ -1,22 +1,21 @@
 //! The bubblewrap command line for one run, built from the folder policies.
 //!
 //! Flags that work where soul runs (checked with Debian 12's bubblewrap 0.8 as root in a
-//! container, where every namespace, user included, could be created): `--unshare-all` (its
-//! user namespace is "try": skipped where the kernel forbids it; the network namespace is
-//! always new and empty, a networked run's only way out is its egress proxy, see
-//! [`crate::egress`]), `--cap-drop ALL`, `--die-with-parent`, `--new-session`, `--clearenv`. The sandbox
-//! sees a read-only `/usr` (and the `/bin`, `/lib*` links), a few files of `/etc` needed for
-//! names and certificates, a private scratch `/tmp`, `/proc` and `/dev`, and the policy folders
-//! at their own paths, under parent folders made 0555 and a root remounted read-only, so that
-//! nothing outside a ReadWrite folder (and the scratch `/tmp`) can be written. Policies are
-//! mounted from the least to the most specific, so a deeper policy overrides its parent: a Deny
-//! folder inside a visible one becomes an empty tmpfs (its name stays, its contents are gone).
-//! The town's `keys/` is always hidden, whatever the policies say.
+//! container): `--unshare-all --unshare-user` (a user namespace is required: the launcher's
+//! CAP_SYS_ADMIN for the noexec remounts lives only there), every capability dropped before the
+//! command, `--die-with-parent`, `--new-session`, `--clearenv` with PATH, LANG, HOME (the
+//! working folder) and TMPDIR. The network namespace is always new and empty: a networked run's
+//! only way out is its egress proxy (see [`crate::egress`]). The sandbox sees a read-only `/usr`
+//! (and the `/bin`, `/lib*` links), a few files of `/etc` needed for names and certificates, a
+//! private scratch `/tmp`, a fresh `/proc` of its own pid namespace and `/dev`, and the mounts
+//! of its [`View`] at their own paths, under parent folders made 0555 and a root remounted
+//! read-only. Mounts go from the least to the most specific, so a Deny folder inside a mounted
+//! one becomes an empty read-only tmpfs.
 
 use std::path::{Path, PathBuf};
 
-use super::egress::Mount;
-use super::policy::{Access, Policies};
+use super::egress::Mount as EgressMount;
+use super::view::{Mount, View};
 
 /// Where bubblewrap is, if installed: `SOUL_BWRAP` when set (a non-standard install), else
 /// `bwrap` on `PATH`, `/usr/bin` or `/bin`.
@@ -50,38 +49,64 @@ const ETC: &[&str] = &[
 
 /// What to run and where.
 pub struct Plan<'a> {
-    /// The policies.
-    pub policies: &'a Policies,
-    /// The working folder (absolute, normalized, visible).
+    /// What the run sees.
+    pub view: &'a View,
+    /// The working folder (absolute, normalized, mounted).
     pub workdir: &'a Path,
     /// The run's egress (proxy socket and forwarder), when its skill names hosts.
-    pub egress: Option<&'a Mount>,
-    /// The town's `keys/`, hidden in every sandbox.
-    pub keys_dir: &'a Path,
-    /// Largest file the command may write, in bytes (the working folder's `max_file_size`).
-    pub max_file_size: u64,
+    pub egress: Option<&'a EgressMount>,
+    /// Address space of each process, bytes (RLIMIT_AS).
+    pub memory: u64,
+    /// Processes of the run (RLIMIT_NPROC).
+    pub processes: u64,
     /// Program (bare name or absolute path) and its arguments.
     pub argv: &'a [String],
 }
 
+/// The launcher, run by `/bin/sh` inside the sandbox with the noexec mounts and the command
+/// as positional parameters (never through the shell's parser, so arguments cannot inject
+/// shell code). It remounts each non-executable folder `noexec` (bubblewrap has no flag for
+/// it; the remount needs CAP_SYS_ADMIN, held only inside the run's own user namespace), marks
+/// the start on stderr, drops every capability for good (`setpriv`), and runs the command
+/// under its limits (`prlimit`).
+fn launcher() -> String {
+    format!(
+        r#"as=$1 nproc=$2 fsize=$3 n=$4; shift 4
+while [ "$n" -gt 0 ]; do
+  mount -o "remount,bind,noexec,nosuid,nodev$1" -- "$2" || {{ echo "soul-sandbox: cannot make $2 no-execute" >&2; exit 125; }}
+  shift 2; n=$((n - 1))
+done
+printf '{STARTED}\n' >&2
+exec setpriv --no-new-privs --inh-caps=-all --bounding-set=-all -- prlimit "--as=$as" "--nproc=$nproc" "--fsize=$fsize" --nofile=256 --core=0 -- "$@""#
+    )
+}
+
 /// The arguments to give `bwrap`.
 pub fn args(plan: &Plan<'_>) -> Vec<String> {
+    let workdir = plan.workdir.to_string_lossy().into_owned();
     let mut a: Vec<String> = [
         "--unshare-all",
+        // Its own user namespace always (not "try"): the launcher's CAP_SYS_ADMIN for the
+        // noexec remounts must not be the host's.
+        "--unshare-user",
         "--die-with-parent",
         "--new-session",
         "--cap-drop",
         "ALL",
+        "--cap-add",
+        "CAP_SYS_ADMIN",
+        "--cap-add",
+        "CAP_SETPCAP",
         "--clearenv",
         "--setenv",
         "PATH",
         "/usr/bin:/bin",
         "--setenv",
-        "HOME",
-        "/tmp",
-        "--setenv",
         "LANG",
         "C.UTF-8",
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
         "--ro-bind",
         "/usr",
         "/usr",
@@ -95,6 +120,7 @@ pub fn args(plan: &Plan<'_>) -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect();
+    a.extend(["--setenv".into(), "HOME".into(), workdir.clone()]);
     if let Some(e) = plan.egress {
         a.extend(e.bwrap_args());
     }
@@ -113,29 +139,19 @@ pub fn args(plan: &Plan<'_>) -> Vec<String> {
     for etc in ETC {
         a.extend(["--ro-bind-try".into(), (*etc).into(), (*etc).into()]);
     }
-    // The folders above each visible policy folder exist only as read-only (0555) directories:
-    // without capabilities even root cannot write next to a policy folder.
+    // The folders above each mounted folder exist only as read-only (0555) directories:
+    // without capabilities even root cannot write next to a mounted folder.
+    let binds: Vec<&Path> = plan.view.binds().map(|(p, _, _)| p).collect();
     let mut made: Vec<PathBuf> = Vec::new();
-    for f in plan
-        .policies
-        .folders
-        .iter()
-        .rev()
-        .filter(|f| f.access != Access::Deny)
-    {
-        let mut ancestors: Vec<&Path> = f.path.ancestors().skip(1).collect();
+    let system = ["/", "/tmp", "/usr", "/proc", "/dev", "/etc"];
+    for path in &binds {
+        let mut ancestors: Vec<&Path> = path.ancestors().skip(1).collect();
         ancestors.reverse();
-        // The root and the mounts made above are not touched (/tmp stays writable scratch).
-        let system = ["/", "/tmp", "/usr", "/proc", "/dev", "/etc"];
         for dir in ancestors
             .into_iter()
             .filter(|d| !system.iter().any(|s| *d == Path::new(s)))
         {
-            let covered = plan
-                .policies
-                .folders
-                .iter()
-                .any(|g| g.access != Access::Deny && dir.starts_with(&g.path));
+            let covered = binds.iter().any(|b| dir.starts_with(b));
             if !covered && !made.iter().any(|m| m == dir) {
                 let d = dir.to_string_lossy().into_owned();
                 a.extend(["--perms".into(), "0555".into(), "--dir".into(), d]);
@@ -143,52 +159,51 @@ pub fn args(plan: &Plan<'_>) -> Vec<String> {
             }
         }
     }
-    // Least specific first: bwrap applies mounts in order, so deeper policies override.
-    for f in plan.policies.folders.iter().rev() {
-        let p = f.path.to_string_lossy().into_owned();
-        match f.access {
-            Access::ReadWrite => a.extend(["--bind-try".into(), p.clone(), p]),
-            Access::ReadOnly => a.extend(["--ro-bind-try".into(), p.clone(), p]),
-            Access::Deny => {
-                // Only a Deny inside a visible parent needs covering; elsewhere it is simply
-                // never mounted.
-                if f.path.exists()
-                    && plan.policies.folders.iter().any(|g| {
-                        g.access != Access::Deny && f.path.starts_with(&g.path) && g.path != f.path
-                    })
-                {
-                    a.extend(hide(&f.path));
+    // Least specific first: bwrap applies mounts in order, so deeper ones override.
+    let mut hidden_dirs = Vec::new();
+    let mut noexec: Vec<(String, String)> = Vec::new();
+    for m in &plan.view.mounts {
+        match m {
+            Mount::Bind { path, write, exec } => {
+                let p = path.to_string_lossy().into_owned();
+                let flag = if *write { "--bind" } else { "--ro-bind" };
+                a.extend([flag.into(), p.clone(), p.clone()]);
+                if !exec {
+                    noexec.push((if *write { "" } else { ",ro" }.into(), p));
                 }
+            }
+            Mount::HideDir(path) => {
+                let p = path.to_string_lossy().into_owned();
+                a.extend(["--perms".into(), "0555".into(), "--tmpfs".into(), p.clone()]);
+                hidden_dirs.push(p);
+            }
+            Mount::HideFile(path) => {
+                let p = path.to_string_lossy().into_owned();
+                a.extend(["--ro-bind".into(), "/dev/null".into(), p]);
             }
         }
     }
-    if plan.keys_dir.exists()
-        && plan
-            .policies
-            .folders
-            .iter()
-            .any(|g| g.access != Access::Deny && plan.keys_dir.starts_with(&g.path))
-    {
-        a.extend(hide(plan.keys_dir));
+    for p in hidden_dirs {
+        a.extend(["--remount-ro".into(), p]);
     }
     // Everything not mounted above (the root, the 0555 folders) is read-only; /tmp stays a
     // private scratch space that vanishes with the run.
     a.extend(["--remount-ro".into(), "/".into()]);
-    a.extend([
-        "--chdir".into(),
-        plan.workdir.to_string_lossy().into_owned(),
-    ]);
-    // A fixed launcher: it marks the start on stderr, caps file size (512-byte blocks), and
-    // execs the command with its arguments as positional parameters, never through the shell's
-    // parser, so arguments cannot inject shell code.
-    let blocks = plan.max_file_size.div_ceil(512).max(1);
+    a.extend(["--chdir".into(), workdir]);
     a.extend([
         "--".into(),
         "/bin/sh".into(),
         "-c".into(),
-        format!("printf '{STARTED}\\n' >&2; ulimit -f {blocks}; exec \"$@\""),
+        launcher(),
         "soul-sandbox".into(),
+        plan.memory.to_string(),
+        plan.processes.to_string(),
+        plan.view.max_file_size.max(1).to_string(),
+        noexec.len().to_string(),
     ]);
+    for (opts, path) in noexec {
+        a.extend([opts, path]);
+    }
     match plan.egress {
         Some(e) => a.extend(e.wrap(plan.argv)),
         None => a.extend(plan.argv.iter().cloned()),
@@ -196,70 +211,64 @@ pub fn args(plan: &Plan<'_>) -> Vec<String> {
     a
 }
 
-/// Covers `path` inside the sandbox: an empty tmpfs for a folder, `/dev/null` for a file.
-fn hide(path: &Path) -> Vec<String> {
-    let p = path.to_string_lossy().into_owned();
-    if path.is_file() {
-        vec!["--ro-bind".into(), "/dev/null".into(), p]
-    } else {
-        vec!["--tmpfs".into(), p]
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::PolicyFile;
+    use crate::policy::{Access, Policies, PolicyFile};
+    use crate::view::Declared;
 
     #[test]
-    fn deeper_policies_mount_after_their_parents_and_keys_are_hidden() {
-        let raw: PolicyFile = serde_yaml_ng::from_str(
-            "allow_commands: [ls]\nfolders:\n  - {path: /, access: ReadOnly}\n",
-        )
-        .unwrap();
-        assert!(
-            Policies::from_file(raw, Path::new("/town")).is_err(),
-            "not the whole disk"
-        );
+    fn only_the_view_is_mounted_deeper_last_and_not_executable() {
         let tmp = tempfile::tempdir().unwrap();
-        let town = tmp.path();
-        std::fs::create_dir_all(town.join("ws/private")).unwrap();
-        std::fs::create_dir_all(town.join("keys")).unwrap();
+        let town = std::fs::canonicalize(tmp.path()).unwrap();
+        for d in ["ws/private", "dl", "bin"] {
+            std::fs::create_dir_all(town.join(d)).unwrap();
+        }
         let raw: PolicyFile = serde_yaml_ng::from_str(
-            "allow_commands: [ls]\nfolders:\n  - {path: ws/private, access: Deny}\n  - {path: ws, access: ReadWrite}\n  - {path: '.', access: ReadOnly}\n",
+            "allow_commands: [ls]\nfolders:\n  - {path: ws/private, access: Deny}\n  - {path: ws, access: ReadWrite, max_file_size: 1000}\n  - {path: dl, access: ReadWrite, network: Allow}\n  - {path: bin, access: ReadOnly, execute: true}\n",
         )
         .unwrap();
-        let policies = Policies::from_file(raw, town).unwrap();
+        let policies = Policies::from_file(raw, &town).unwrap();
+        let view = View::plan(
+            &policies,
+            &town.join("ws"),
+            &[Declared {
+                path: town.join("bin"),
+                access: Access::ReadOnly,
+            }],
+        )
+        .unwrap();
         let argv = vec!["ls".to_string()];
         let a = args(&Plan {
-            policies: &policies,
+            view: &view,
             workdir: &town.join("ws"),
             egress: None,
-            keys_dir: &town.join("keys"),
-            max_file_size: 1024,
+            memory: 1 << 30,
+            processes: 64,
             argv: &argv,
         });
-        let s = |p: &str| {
-            let path = if p.is_empty() {
-                town.to_path_buf()
-            } else {
-                town.join(p)
-            };
-            path.to_string_lossy().into_owned()
-        };
+        let s = |p: &str| town.join(p).to_string_lossy().into_owned();
         let pos = |p: &str| a.iter().position(|x| *x == s(p)).unwrap();
-        assert!(
-            pos("") < pos("ws") && pos("ws") < pos("ws/private"),
-            "{a:?}"
-        );
-        assert!(a.contains(&s("keys")), "keys hidden: {a:?}");
+        assert!(pos("ws") < pos("ws/private"), "{a:?}");
+        assert!(!a.contains(&s("dl")), "dl is not this run's: {a:?}");
         assert!(!a.contains(&"--share-net".to_string()));
-        assert!(a.iter().any(|x| x == "--remount-ro"));
-        assert!(
-            !a.windows(2).any(|w| w == ["--dir", "/tmp"]),
-            "scratch /tmp stays writable"
+        assert!(a
+            .windows(2)
+            .any(|w| w == ["--unshare-user", "--die-with-parent"]));
+        let tail = &a[a.iter().position(|x| x == "soul-sandbox").unwrap()..];
+        assert_eq!(
+            tail,
+            [
+                "soul-sandbox",
+                "1073741824",
+                "64",
+                "1000",
+                "1",
+                "",
+                &s("ws"),
+                "ls"
+            ],
+            "limits, one noexec mount (bin may execute), the command"
         );
-        assert!(a.iter().any(|x| x.contains("ulimit -f 2;")));
-        assert_eq!(a.last().map(String::as_str), Some("ls"));
     }
 }

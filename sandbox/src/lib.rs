@@ -3,7 +3,9 @@
 //!
 //! # Layout
 //! - [`policy`]: folder policies from `skills/_policy.yaml`; the most specific path wins.
-//! - [`bwrap`]: the bubblewrap command line for one run.
+//! - [`view`]: what one run sees: its working folder and its skill's declared folders.
+//! - [`bwrap`]: the bubblewrap command line for one run, and its launcher.
+//! - [`cgroup`]: a pids cgroup per run where the host allows (RLIMIT_NPROC does not bind root).
 //! - [`egress`]: network by allowlist: the run's own proxy, bridged into its empty namespace.
 //!
 //! **Architecture invariant:** nothing runs outside bubblewrap. When `bwrap` is missing the
@@ -13,8 +15,10 @@
 #![warn(missing_docs)]
 
 pub mod bwrap;
+pub mod cgroup;
 pub mod egress;
 pub mod policy;
+pub mod view;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -26,6 +30,7 @@ use tokio::sync::oneshot;
 
 pub use egress::{Allowlist, Egress, EgressLimits, EgressUnavailable};
 pub use policy::{Access, FolderPolicy, Network, Policies};
+pub use view::{Declared, View};
 
 /// The file in a town that holds the folder policies.
 pub const POLICY_FILE: &str = "skills/_policy.yaml";
@@ -39,6 +44,10 @@ pub struct Limits {
     pub run: Duration,
     /// Bytes kept of stdout and of stderr each; the rest is read and dropped.
     pub output_cap: usize,
+    /// Address space of each process of the run, in bytes (RLIMIT_AS).
+    pub memory: u64,
+    /// Processes the run may have at once (RLIMIT_NPROC; see ARCHITECTURE.md for root).
+    pub processes: u64,
 }
 
 impl Default for Limits {
@@ -47,6 +56,8 @@ impl Default for Limits {
             start: Duration::from_secs(10),
             run: Duration::from_secs(30),
             output_cap: 16 * 1024,
+            memory: 1024 * 1024 * 1024,
+            processes: 64,
         }
     }
 }
@@ -66,6 +77,8 @@ pub struct Outcome {
     pub truncated: bool,
     /// How long the command ran.
     pub elapsed: Duration,
+    /// Files with a denied extension the run left behind, removed after it.
+    pub removed: Vec<PathBuf>,
 }
 
 /// Why the sandbox did not run a command.
@@ -101,7 +114,6 @@ pub enum SandboxError {
 pub struct Sandbox {
     policies: Policies,
     bwrap: Option<PathBuf>,
-    keys_dir: PathBuf,
     /// The binary whose hidden mode bridges a networked run to its proxy.
     forwarder: Option<PathBuf>,
 }
@@ -109,13 +121,15 @@ pub struct Sandbox {
 impl Sandbox {
     /// Reads `town/skills/_policy.yaml`.
     pub fn load(town: &Path) -> Result<Self, SandboxError> {
-        let town = policy::normalize(&std::path::absolute(town).unwrap_or(town.to_path_buf()))
-            .unwrap_or_else(|| town.to_path_buf());
+        // The real path: folders are compared with what bubblewrap will mount.
+        let town = std::fs::canonicalize(town).map_err(|e| SandboxError::Config {
+            path: town.to_path_buf(),
+            reason: format!("cannot open the town folder: {e}"),
+        })?;
         let policies = Policies::load(&town.join(POLICY_FILE), &town)?;
         Ok(Self {
             policies,
             bwrap: bwrap::find(),
-            keys_dir: town.join("keys"),
             forwarder: None,
         })
     }
@@ -137,14 +151,16 @@ impl Sandbox {
         self.bwrap.is_some()
     }
 
-    /// Runs `argv` in `workdir` (absolute) inside bubblewrap, without network.
+    /// Runs `argv` in `workdir` (absolute) inside bubblewrap, without network, seeing only
+    /// `workdir` and the `declared` folders (see [`View`]).
     pub async fn run(
         &self,
         argv: &[String],
         workdir: &Path,
+        declared: &[Declared],
         limits: Limits,
     ) -> Result<Outcome, SandboxError> {
-        self.run_with(argv, workdir, limits, &Allowlist::none())
+        self.run_with(argv, workdir, declared, limits, &Allowlist::none())
             .await
     }
 
@@ -154,38 +170,42 @@ impl Sandbox {
         &self,
         argv: &[String],
         workdir: &Path,
+        declared: &[Declared],
         limits: Limits,
         network: &Allowlist,
     ) -> Result<Outcome, SandboxError> {
         let bwrap_path = self.bwrap.as_ref().ok_or(SandboxError::Missing)?;
         let workdir = policy::normalize(workdir)
             .ok_or_else(|| SandboxError::Refused(format!("bad folder {}", workdir.display())))?;
-        let policy = self
-            .policies
-            .governing(&workdir)
-            .filter(|p| p.access != Access::Deny)
-            .ok_or_else(|| {
-                SandboxError::Refused(format!(
-                    "no folder policy makes {} visible",
-                    workdir.display()
-                ))
-            })?;
-        self.check_argv(argv, &workdir)?;
-        let egress = self.egress(network, policy, &workdir).await?;
+        let view = View::plan(&self.policies, &workdir, declared).map_err(SandboxError::Refused)?;
+        self.check_argv(argv, &workdir, &view)?;
+        let egress = self.egress(network, view.network, &workdir).await?;
         let mount = egress
             .as_ref()
             .zip(self.forwarder.as_ref())
             .map(|(e, f)| e.mount(f));
         let args = bwrap::args(&bwrap::Plan {
-            policies: &self.policies,
+            view: &view,
             workdir: &workdir,
             egress: mount.as_ref(),
-            keys_dir: &self.keys_dir,
-            max_file_size: policy.max_file_size,
+            memory: limits.memory,
+            processes: limits.processes,
             argv,
         });
-        tracing::debug!(?argv, workdir = %workdir.display(), %network, "sandbox run");
-        let mut outcome = run_bwrap(bwrap_path, &args, limits).await?;
+        tracing::debug!(?argv, workdir = %workdir.display(), %network, mounts = ?view.mounts, "sandbox run");
+        // The launcher's rlimit does not bind host root; a pids cgroup does, where allowed.
+        // bubblewrap's own two processes and the launcher count too.
+        let group = cgroup::RunGroup::create(limits.processes + 4);
+        if group.is_none() {
+            tracing::debug!("no pids cgroup for this run; RLIMIT_NPROC only");
+        }
+        let outcome = run_bwrap(bwrap_path, &args, group.as_ref().map(|g| g.dir()), limits).await;
+        drop(group);
+        let mut outcome = outcome?;
+        outcome.removed = view.quarantine();
+        if !outcome.removed.is_empty() {
+            tracing::warn!(removed = ?outcome.removed, "a run left files with denied extensions; removed");
+        }
         if let Some(e) = egress {
             // The proxy's refusals are the run's own status: curl only says "403".
             for why in e.refusals() {
@@ -207,13 +227,13 @@ impl Sandbox {
     async fn egress(
         &self,
         network: &Allowlist,
-        policy: &FolderPolicy,
+        allowed: Network,
         workdir: &Path,
     ) -> Result<Option<Egress>, SandboxError> {
         if network.is_empty() {
             return Ok(None);
         }
-        if policy.network != Network::Allow {
+        if allowed != Network::Allow {
             return Err(SandboxError::Refused(format!(
                 "the skill names network hosts ({network}), but the policy for {} has `network: Deny`; allow the network for that folder in {POLICY_FILE} or remove the hosts from the skill",
                 workdir.display()
@@ -229,21 +249,18 @@ impl Sandbox {
         )?))
     }
 
-    /// The program must be allowlisted (or a file in an `execute: true` folder); every argument
-    /// that names a file must pass its folder's extension and size rules.
-    fn check_argv(&self, argv: &[String], workdir: &Path) -> Result<(), SandboxError> {
+    /// The program must be allowlisted (or a file in a mounted folder whose policy allows
+    /// execute); no argument may name a file with a denied extension, however it is written;
+    /// a file argument must pass its folder's extension and size rules.
+    fn check_argv(&self, argv: &[String], workdir: &Path, view: &View) -> Result<(), SandboxError> {
         let program = argv
             .first()
             .ok_or_else(|| SandboxError::Refused("an empty command".into()))?;
         if program.contains('/') {
             let path = policy::normalize(&workdir.join(program)).unwrap_or_default();
-            let ok = self
-                .policies
-                .governing(&path)
-                .is_some_and(|p| p.execute && p.access != Access::Deny);
-            if !ok {
+            if !view.executable(&path) {
                 return Err(SandboxError::Refused(format!(
-                    "{program} is not in a folder whose policy allows execute"
+                    "{program} is not in a mounted folder whose policy allows execute"
                 )));
             }
         } else if !self.policies.allow_commands.iter().any(|c| c == program) {
@@ -253,6 +270,16 @@ impl Sandbox {
             )));
         }
         for arg in &argv[1..] {
+            // By the name's end, not its path: `/proc/self/cwd/x.nsec` and `a/../x.nsec` are
+            // the same file inside the sandbox.
+            let ext = Path::new(arg)
+                .extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase());
+            if let Some(ext) = ext.filter(|e| view.denied_extensions.contains(e)) {
+                return Err(SandboxError::Refused(format!(
+                    "{arg:?} names a .{ext} file, an extension the folder policy denies"
+                )));
+            }
             if arg.starts_with('-') || !(arg.contains('/') || workdir.join(arg).exists()) {
                 continue;
             }
@@ -266,9 +293,33 @@ impl Sandbox {
     }
 }
 
-async fn run_bwrap(bwrap: &Path, args: &[String], limits: Limits) -> Result<Outcome, SandboxError> {
+async fn run_bwrap(
+    bwrap: &Path,
+    args: &[String],
+    group: Option<&Path>,
+    limits: Limits,
+) -> Result<Outcome, SandboxError> {
     let spawned = Instant::now();
-    let mut child = Command::new(bwrap)
+    let mut command = match group {
+        // A shell that joins the run's cgroup, then becomes bubblewrap: every process of the
+        // run is born inside the group.
+        Some(dir) => {
+            let mut c = Command::new("/bin/sh");
+            c.args([
+                "-c",
+                r#"echo $$ > "$1/cgroup.procs" || exit 125; shift; exec "$@""#,
+            ])
+            .arg("soul-sandbox-cgroup")
+            .arg(dir)
+            .arg(bwrap);
+            c
+        }
+        None => Command::new(bwrap),
+    };
+    // Nothing of the executor's environment reaches bubblewrap: its pid 1 inside the run is
+    // readable there as /proc/1/environ.
+    let mut child = command
+        .env_clear()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -322,6 +373,7 @@ async fn run_bwrap(bwrap: &Path, args: &[String], limits: Limits) -> Result<Outc
         timed_out,
         truncated: cut_out || cut_err,
         elapsed,
+        removed: Vec::new(),
     })
 }
 
@@ -376,6 +428,7 @@ mod tests {
             start: Duration::from_millis(start_ms),
             run: Duration::from_secs(20),
             output_cap: cap,
+            ..Limits::default()
         }
     }
 
@@ -385,7 +438,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_sandbox_that_never_comes_up_is_a_start_time_out() {
-        let got = run_bwrap(Path::new("sleep"), &["20".into()], limits(300, 1024)).await;
+        let got = run_bwrap(Path::new("sleep"), &["20".into()], None, limits(300, 1024)).await;
         match got {
             Err(SandboxError::StartTimeout(limit, why)) => {
                 assert_eq!(limit, Duration::from_millis(300));
@@ -399,7 +452,7 @@ mod tests {
     async fn bubblewrap_failing_before_the_command_says_why() {
         let script =
             sh("echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2; exit 1");
-        match run_bwrap(Path::new("sh"), &script, limits(10_000, 1024)).await {
+        match run_bwrap(Path::new("sh"), &script, None, limits(10_000, 1024)).await {
             Err(SandboxError::StartTimeout(_, why)) => assert!(
                 why.contains("exited before the command started")
                     && why.contains("Creating new namespace failed"),
@@ -415,7 +468,7 @@ mod tests {
             "printf '{STARTED}\\n' >&2; head -c 100000 /dev/zero | tr '\\0' x; echo done >&2",
             STARTED = bwrap::STARTED
         ));
-        let out = run_bwrap(Path::new("sh"), &script, limits(10_000, 1024))
+        let out = run_bwrap(Path::new("sh"), &script, None, limits(10_000, 1024))
             .await
             .unwrap();
         assert_eq!(

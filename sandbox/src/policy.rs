@@ -60,6 +60,33 @@ pub struct FolderPolicy {
     /// Largest file a command may read from or write into this folder, in bytes.
     #[serde(default = "default_max_file_size")]
     pub max_file_size: u64,
+    /// Must be `true` for a folder outside the town: the owner says so on purpose.
+    #[serde(default)]
+    pub outside_town: bool,
+}
+
+/// The town's own files: never inside a sandbox, whatever a policy says (a run that could read
+/// `keys/` signs as the town; one that could write `skills/` or `rules/` rewrites its own leash).
+pub const CONTROL: &[&str] = &[
+    "town.toml",
+    "keys",
+    "rules",
+    "skills",
+    "relay",
+    "karma.sqlite",
+];
+
+/// Whether `path` (absolute, normalized) is, or is inside, one of `town`'s control files
+/// (`karma.sqlite` with its `-wal` and `-shm` companions).
+pub fn is_control(path: &Path, town: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(town) else {
+        return false;
+    };
+    let Some(Component::Normal(first)) = rel.components().next() else {
+        return false;
+    };
+    let first = first.to_string_lossy();
+    CONTROL.iter().any(|c| first == *c) || first.starts_with("karma.sqlite")
 }
 
 fn default_max_file_size() -> u64 {
@@ -128,6 +155,25 @@ impl Policies {
             if f.path == Path::new("/") {
                 return Err(format!(
                     "folders[{i}].path: the whole file system cannot be a policy folder"
+                ));
+            }
+            if f.access != Access::Deny && town.starts_with(&f.path) {
+                return Err(format!(
+                    "folders[{i}].path {:?} is the town folder or holds it, which would show town.toml, keys/, rules/ and skills/ to every run: name the folders runs need, such as `workspace`",
+                    f.path
+                ));
+            }
+            if is_control(&f.path, town) {
+                return Err(format!(
+                    "folders[{i}].path {:?} is one of the town's own files ({}), which no run may see: remove this policy",
+                    f.path,
+                    CONTROL.join(", ")
+                ));
+            }
+            if !f.path.starts_with(town) && !f.outside_town && f.access != Access::Deny {
+                return Err(format!(
+                    "folders[{i}].path {:?} is outside the town: add `outside_town: true` to this policy if runs really should see it",
+                    f.path
                 ));
             }
             for ext in f
@@ -237,7 +283,7 @@ mod tests {
     #[test]
     fn most_specific_path_wins() {
         let p = policies(
-            "allow_commands: [ls]\nfolders:\n  - {path: work, access: ReadWrite}\n  - {path: work/private, access: Deny}\n  - {path: /srv/data, access: read_only, network: Allow}\n",
+            "allow_commands: [ls]\nfolders:\n  - {path: work, access: ReadWrite}\n  - {path: work/private, access: Deny}\n  - {path: /srv/data, access: read_only, network: Allow, outside_town: true}\n",
         )
         .unwrap();
         let g = |s: &str| p.governing(Path::new(s)).map(|f| f.access);
@@ -265,9 +311,41 @@ mod tests {
     }
 
     #[test]
+    fn the_town_and_its_control_files_are_never_policy_folders() {
+        for (path, why) in [
+            (".", "holds it"),
+            ("..", "whole file system"),
+            ("/", "whole file system"),
+            ("keys", "own files"),
+            ("skills", "own files"),
+            ("skills/x", "own files"),
+            ("rules", "own files"),
+            ("relay", "own files"),
+            ("town.toml", "own files"),
+            ("karma.sqlite-wal", "own files"),
+            ("work/../keys", "own files"),
+            ("/etc", "outside_town: true"),
+        ] {
+            let e = policies(&format!(
+                "allow_commands: []\nfolders:\n  - {{path: '{path}', access: ReadOnly}}\n"
+            ))
+            .unwrap_err();
+            assert!(
+                e.contains("folders[0].path") && e.contains(why),
+                "{path}: {e}"
+            );
+        }
+        assert!(policies("allow_commands: []\nfolders:\n  - {path: /srv, access: ReadOnly, outside_town: true}\n").is_ok());
+        assert!(
+            policies("allow_commands: []\nfolders:\n  - {path: keysmith, access: ReadOnly}\n")
+                .is_ok()
+        );
+    }
+
+    #[test]
     fn extensions_and_sizes() {
         let p = policies(
-            "allow_commands: []\nfolders:\n  - {path: /tmp, access: ReadWrite, denied_extensions: [.EXE], max_file_size: 1}\n  - {path: /tmp/docs, access: ReadOnly, allowed_extensions: [md]}\n",
+            "allow_commands: []\nfolders:\n  - {path: /tmp, access: ReadWrite, denied_extensions: [.EXE], max_file_size: 1, outside_town: true}\n  - {path: /tmp/docs, access: ReadOnly, allowed_extensions: [md], outside_town: true}\n",
         )
         .unwrap();
         assert!(p.check_file(Path::new("/tmp/x.exe")).is_err());

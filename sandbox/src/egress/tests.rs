@@ -198,7 +198,7 @@ async fn a_networked_run_without_a_working_forwarder_does_not_run() {
     let hosts = list(&["example.com"]);
     let limits = crate::Limits::default();
     let err = sandbox
-        .run_with(&argv, &town.join("net"), limits, &hosts)
+        .run_with(&argv, &town.join("net"), &[], limits, &hosts)
         .await
         .unwrap_err()
         .to_string();
@@ -211,7 +211,7 @@ async fn a_networked_run_without_a_working_forwarder_does_not_run() {
         .unwrap()
         .with_forwarder("/bin/true".into());
     let err = other
-        .run_with(&argv, &town.join("net"), limits, &hosts)
+        .run_with(&argv, &town.join("net"), &[], limits, &hosts)
         .await
         .unwrap_err()
         .to_string();
@@ -220,7 +220,7 @@ async fn a_networked_run_without_a_working_forwarder_does_not_run() {
         .unwrap()
         .with_forwarder(town.join("no-such-soul"));
     let err = gone
-        .run_with(&argv, &town.join("net"), limits, &hosts)
+        .run_with(&argv, &town.join("net"), &[], limits, &hosts)
         .await
         .unwrap_err()
         .to_string();

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use crate::roles::worker::reply::{Reply, RunResult};
 use crate::roles::worker::state::{Current, ParamSpec};
-use soul_sandbox::{Limits, Sandbox, SandboxError};
+use soul_sandbox::{Declared, Limits, Sandbox, SandboxError};
 
 pub use dispatch::Dispatch;
 
@@ -106,19 +106,40 @@ impl Executor {
             output_cap: (current.param(PARAMS, "output_kib").clamp(1.0, 64.0) * 1024.0) as usize,
             ..Limits::default()
         };
-        let workdir = self.town.join(&skill.workdir);
-        if !workdir.exists() && workdir.starts_with(&self.town) {
+        // The sandbox compares folders with their real paths; the town's own may be a symlink.
+        let town = std::fs::canonicalize(&self.town).unwrap_or_else(|_| self.town.clone());
+        let workdir = town.join(&skill.workdir);
+        if !workdir.exists() && sandbox.policies().visible(&workdir) {
             // A fresh town has no workspace yet; its policy decides what the run may do there.
             let _ = std::fs::create_dir_all(&workdir);
         }
+        let declared: Vec<Declared> = skill
+            .folders
+            .iter()
+            .map(|f| Declared {
+                path: town.join(&f.path),
+                access: f.access,
+            })
+            .collect();
         tracing::info!(skill = name, ?argv, "running a skill in the sandbox");
-        let outcome = match sandbox
-            .run_with(&argv, &workdir, limits, &skill.network)
+        let mut outcome = match sandbox
+            .run_with(&argv, &workdir, &declared, limits, &skill.network)
             .await
         {
             Ok(o) => o,
             Err(e) => return failed(e.to_string()),
         };
+        if !outcome.removed.is_empty() {
+            let names: Vec<String> = outcome
+                .removed
+                .iter()
+                .map(|p| p.strip_prefix(&town).unwrap_or(p).display().to_string())
+                .collect();
+            outcome.error.push_str(&format!(
+                "\nsoul-sandbox: removed {} (extensions the folder policy denies)",
+                names.join(", ")
+            ));
+        }
         let message = match (outcome.timed_out, outcome.exit_code) {
             (true, _) => format!(
                 "{name} was killed at the {} s run time-out",

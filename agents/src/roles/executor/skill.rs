@@ -5,6 +5,8 @@
 //! description: SHA-256 of a file in the workspace.
 //! version: "1.0"
 //! workdir: workspace             # the folder it runs in (default `workspace`)
+//! folders:                       # other folders the run sees (default none), relative to the town
+//!   - {path: bulletin, access: ReadOnly}
 //! parameters:
 //!   - {name: file, type: string, required: true, description: the file}
 //! command: sha256sum {{file}}    # or `prompt:` for a model
@@ -12,12 +14,18 @@
 //! ```
 //! A command is split at whitespace into the program and its arguments first, and `{{var}}` is
 //! substituted inside each argument afterwards, so a value never becomes two arguments and is
-//! never read by a shell. The program itself cannot be a variable.
+//! never read by a shell. The program itself cannot be a variable. Substitution is one pass: a
+//! value is copied as it is, so a value holding `{{other}}` stays that text.
+//!
+//! A value that would start an argument with `-` is refused (it would be read as an option, as
+//! `url=-K/tmp/x` would by curl), except after a literal `--` in the command, where the program
+//! takes everything as an operand (write `--` only for programs that honour it).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
+use soul_sandbox::Access;
 
 /// A parameter's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -31,6 +39,8 @@ pub enum ParamType {
     Number,
     /// `true` or `false`.
     Boolean,
+    /// An `http://` or `https://` URL with a host and no user name or password in it.
+    Url,
 }
 
 /// One parameter.
@@ -70,6 +80,10 @@ pub struct Skill {
     /// The folder it runs in, relative to the town (default `workspace`).
     #[serde(default = "default_workdir")]
     pub workdir: String,
+    /// Folders besides the working folder that the run sees, each with the access it needs
+    /// (the folder policy may make it stricter, never looser).
+    #[serde(default)]
+    pub folders: Vec<SkillFolder>,
     /// Its parameters.
     #[serde(default)]
     pub parameters: Vec<Param>,
@@ -83,6 +97,16 @@ pub struct Skill {
     /// 443 and 80), checked entry by entry as the file is read. None: no network at all.
     #[serde(default)]
     pub network: soul_sandbox::Allowlist,
+}
+
+/// A folder a skill declares: mounted in its runs with at most `access`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillFolder {
+    /// Relative to the town, without `..`.
+    pub path: String,
+    /// ReadOnly or ReadWrite (Deny would declare nothing).
+    pub access: Access,
 }
 
 fn default_workdir() -> String {
@@ -148,6 +172,28 @@ impl Skill {
             (None, Some(p)) => p,
             _ => return Err("give exactly one of `command` and `prompt`".into()),
         };
+        for (what, path) in std::iter::once(("workdir".to_string(), &self.workdir)).chain(
+            self.folders
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (format!("folders[{i}].path"), &f.path)),
+        ) {
+            let p = Path::new(path);
+            if path.is_empty()
+                || p.is_absolute()
+                || p.components()
+                    .any(|c| !matches!(c, std::path::Component::Normal(_)))
+            {
+                return Err(format!(
+                    "{what} {path:?}: name a folder inside the town, such as `workspace` (no `/` at the start, no `.` or `..`)"
+                ));
+            }
+        }
+        if let Some(i) = self.folders.iter().position(|f| f.access == Access::Deny) {
+            return Err(format!(
+                "folders[{i}].access: Deny declares nothing; leave the folder out"
+            ));
+        }
         for (i, p) in self.parameters.iter().enumerate() {
             if !ok_name(&p.name) {
                 return Err(format!(
@@ -218,11 +264,17 @@ impl Skill {
             return Err(format!("{}: unexpected argument {extra:?}", self.name));
         }
         let mut argv = Vec::new();
+        let mut operands_only = false;
         for word in command.split_whitespace() {
-            let mut arg = word.to_string();
-            for (k, v) in &values {
-                arg = arg.replace(&format!("{{{{{k}}}}}"), v);
+            let arg = substitute(word, &values);
+            if arg.starts_with('-') && !word.starts_with('-') && !operands_only {
+                return Err(format!(
+                    "{}: the value {arg:?} starts with `-`, so {} would read it as an option; give a value that does not start with `-` (a file `-x` can be named `./-x`)",
+                    self.name,
+                    command.split_whitespace().next().unwrap_or("the program")
+                ));
             }
+            operands_only |= word == "--";
             // An optional parameter left empty drops an argument that was only that variable.
             if !(arg.is_empty() && word.starts_with("{{")) {
                 argv.push(arg);
@@ -230,6 +282,55 @@ impl Skill {
         }
         Ok(argv)
     }
+}
+
+/// `word` with each `{{name}}` replaced by its value in one left-to-right pass: text that comes
+/// from a value is never looked at again.
+fn substitute(word: &str, values: &BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else { break };
+        out.push_str(&rest[..start]);
+        match values.get(after[..end].trim()) {
+            Some(v) => out.push_str(v),
+            None => out.push_str(&rest[start..start + 2 + end + 2]),
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `v` is an `http(s)://host[:port][/…]` URL: no other scheme (`file://` reads the
+/// sandbox's own files), no user info (`http://good@evil`), no spaces or control characters.
+fn is_web_url(v: &str) -> bool {
+    let lower = v.to_ascii_lowercase();
+    let Some(rest) = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (h, Some(p)),
+        _ => (authority, None),
+    };
+    let host_ok = !host.is_empty()
+        && (host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+            && !host.starts_with('-')
+            || host.starts_with('[')
+                && host.ends_with(']')
+                && host[1..host.len() - 1]
+                    .chars()
+                    .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.'));
+    let port_ok =
+        port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.chars().all(|c| c.is_ascii_digit()));
+    host_ok && port_ok && v.chars().all(|c| c.is_ascii_graphic())
 }
 
 fn check_value(p: &Param, v: &str) -> Result<(), String> {
@@ -254,6 +355,7 @@ fn check_type(p: &Param, v: &str) -> Result<(), String> {
         ParamType::Integer => v.parse::<i64>().is_ok(),
         ParamType::Number => v.parse::<f64>().is_ok_and(f64::is_finite),
         ParamType::Boolean => v == "true" || v == "false",
+        ParamType::Url => is_web_url(v),
     };
     if ok {
         Ok(())
@@ -327,6 +429,70 @@ mod tests {
             .argv(&bad, &["x".into()])
             .unwrap_err()
             .contains("no parameter"));
+    }
+
+    #[test]
+    fn values_never_become_options_or_other_variables() {
+        let fetch = skill("name: f\ndescription: d\nparameters:\n  - {name: url, type: url, required: true}\n  - {name: out, type: string, default: a.bin}\ncommand: curl -o {{out}} {{url}}\n");
+        fetch.validate("f").unwrap();
+        let args = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<BTreeMap<_, _>>()
+        };
+        let e = fetch
+            .argv(
+                &args(&[("url", "http://x.test/"), ("out", "--config")]),
+                &[],
+            )
+            .unwrap_err();
+        assert!(e.contains("starts with `-`") && e.contains("curl"), "{e}");
+        for bad in [
+            "-K/tmp/x",
+            "file:///proc/1/environ",
+            "ftp://x.test/",
+            "http://user:pw@x.test/",
+            "http://good.test@evil.test/",
+            "http:///etc/passwd",
+            "http://x.test/a b",
+            "gopher://x.test",
+            "http://x.test:99999999/",
+        ] {
+            let e = fetch.argv(&args(&[("url", bad)]), &[]).unwrap_err();
+            assert!(e.contains("is not a url"), "{bad}: {e}");
+        }
+        for good in [
+            "http://127.0.0.1:8080/x?a=1",
+            "HTTPS://example.com",
+            "http://[::1]:80/",
+        ] {
+            assert!(fetch.argv(&args(&[("url", good)]), &[]).is_ok(), "{good}");
+        }
+        let echo = skill("name: e\ndescription: d\nparameters:\n  - {name: a, type: string}\n  - {name: b, type: string}\ncommand: echo x{{a}}y{{b}}\n");
+        let argv = echo
+            .argv(&args(&[("a", "{{b}}"), ("b", "B")]), &[])
+            .unwrap();
+        assert_eq!(argv, vec!["echo", "x{{b}}yB"], "substituted once");
+        let after = skill("name: g\ndescription: d\nparameters:\n  - {name: p, type: string}\ncommand: grep -- {{p}}\n");
+        assert_eq!(
+            after.argv(&args(&[("p", "-v")]), &[]).unwrap(),
+            vec!["grep", "--", "-v"],
+            "after `--` a value is an operand"
+        );
+    }
+
+    #[test]
+    fn declared_folders_stay_inside_the_town() {
+        for bad in ["/etc", "../x", "a/../../b", "./a", ""] {
+            let s = skill(&format!("name: a\ndescription: d\ncommand: ls\nfolders: [{{path: '{bad}', access: ReadOnly}}]\n"));
+            assert!(
+                s.validate("a").unwrap_err().contains("folders[0].path"),
+                "{bad}"
+            );
+        }
+        let s = skill("name: a\ndescription: d\ncommand: ls\nworkdir: /\n");
+        assert!(s.validate("a").unwrap_err().contains("workdir"));
     }
 
     #[test]
