@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use nostr::{EventId, Keys, PublicKey};
-use soul_karma::{AuditRow, Karma};
+use soul_karma::{AuditRow, Karma, RunOutcome};
 use soul_kinds::content::verdict;
 use soul_kinds::AuditVerdict;
 
@@ -86,6 +86,7 @@ pub async fn record(
             4000,
         ),
         action: d.verdict.action,
+        // Never the detail: it quotes values (amounts, paths) that may be private.
         reason: clip(&d.verdict.reason, 4000),
         check: d.verdict.check.as_str().to_owned(),
     };
@@ -121,7 +122,8 @@ pub async fn record(
         selected_tools: serde_json::Value::Array(tools).to_string(),
         guardian_action: d.verdict.action.as_str().to_owned(),
         guardian_check: d.verdict.check.as_str().to_owned(),
-        guardian_reason: d.verdict.reason.clone(),
+        // The row keeps the values behind the reason; the public event above does not.
+        guardian_reason: d.verdict.full_reason(),
         auth_result: d.access.map_or("not_reached", Access::as_str).to_owned(),
         auth_reason: d.access.map(Access::reason).unwrap_or_default(),
         execution_success: None,
@@ -142,4 +144,18 @@ pub async fn record(
         Err(e) => tracing::warn!("audit row not written: its writer stopped: {e}"),
     }
     Ok(published?.id)
+}
+
+/// Completes the row of the verdict event `verdict` with what the run it allowed did (off the
+/// async workers). A row that cannot be completed is logged: the run already happened.
+pub async fn complete(karma: &Karma, verdict: EventId, run: RunOutcome) {
+    let karma = karma.clone();
+    let id = verdict.to_hex();
+    let done = tokio::task::spawn_blocking(move || karma.complete_audit(&id, &run)).await;
+    match done {
+        Ok(Ok(true)) => {}
+        Ok(Ok(false)) => tracing::warn!(%verdict, "audit: no row to complete for this verdict"),
+        Ok(Err(e)) => tracing::warn!(%verdict, "audit: row not completed: {e}"),
+        Err(e) => tracing::warn!(%verdict, "audit: row not completed, its writer stopped: {e}"),
+    }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 use nostr::{Keys, PublicKey};
 
 use super::confirm::{code_for, how_to_answer, read_answer, Answer};
+
 use crate::dm::DmClient;
 
 /// Asks `owner` `question` as `keys` over `relay` and waits up to `ttl` for the answer.
@@ -17,12 +18,62 @@ pub async fn ask_owner(
     question: &str,
     ttl: Duration,
 ) -> Answer {
-    let code = code_for(subject);
+    ask_with_code(relay, keys, owner, &code_for(subject), question, ttl)
+        .await
+        .map_or(Answer::No, |text| read_answer(&text))
+}
+
+/// Settles a CONFIRM: asks once, or, for a `double` one, asks a second question with its own
+/// code after the first yes, and answers yes only after two clear yeses. The second question
+/// cannot be answered by the first answer (a different code, a different message to reply to).
+pub async fn confirm_with_owner(
+    relay: &str,
+    keys: &Keys,
+    owner: PublicKey,
+    subject: &str,
+    question: &str,
+    double: bool,
+    ttl: Duration,
+) -> Answer {
+    let first = ask_owner(relay, keys, owner, subject, question, ttl).await;
+    if first != Answer::Yes || !double {
+        return first;
+    }
+    let second =
+        format!("Second confirmation (this cannot be undone, so it needs two yeses): {question}");
+    ask_with_code(relay, keys, owner, &second_code(subject), &second, ttl)
+        .await
+        .map_or(Answer::No, |text| read_answer(&text))
+}
+
+/// The code of a double CONFIRM's second question: other digits of the subject than the
+/// first question's, never equal to them.
+pub fn second_code(subject: &str) -> String {
+    let first = code_for(subject);
+    let chars: Vec<char> = subject.chars().collect();
+    chars
+        .chunks(6)
+        .skip(1)
+        .map(|c| c.iter().collect::<String>())
+        .find(|c| c.len() == 6 && *c != first)
+        .unwrap_or_else(|| format!("{first}2"))
+}
+
+/// Sends `question` with `code` and returns the owner's answer text, if one came in time.
+pub async fn ask_with_code(
+    relay: &str,
+    keys: &Keys,
+    owner: PublicKey,
+    code: &str,
+    question: &str,
+    ttl: Duration,
+) -> Option<String> {
+    let code = code.to_owned();
     let dm = match DmClient::connect(relay, keys).await {
         Ok(dm) => dm,
         Err(e) => {
             tracing::warn!("cannot ask the owner ({e}); treating it as a no");
-            return Answer::No;
+            return None;
         }
     };
     let answer = async {
@@ -37,7 +88,7 @@ pub async fn ask_owner(
             loop {
                 let m = dm.next(&mut rx).await?;
                 if m.sender == owner && (m.reply_to() == Some(rumor) || m.text.contains(&code)) {
-                    return Some(read_answer(&m.text));
+                    return Some(m.text);
                 }
             }
         })
@@ -45,8 +96,7 @@ pub async fn ask_owner(
         .ok()
         .flatten()
     }
-    .await
-    .unwrap_or(Answer::No);
+    .await;
     dm.close().await;
     answer
 }

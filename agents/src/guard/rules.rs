@@ -5,16 +5,31 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-/// A dangerous operation's risk (`rules/dangerous_operations.yaml`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// A risk band (`rules/dangerous_operations.yaml`, a skill's `risk:`), weakest first so that
+/// the strongest of several is their `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Risk {
-    /// BLOCK.
-    Critical,
-    /// CONFIRM twice.
-    High,
+    /// Nothing to confirm.
+    None,
     /// CONFIRM.
     Medium,
+    /// CONFIRM twice.
+    High,
+    /// BLOCK.
+    Critical,
+}
+
+impl Risk {
+    /// Its name as written in YAML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Risk::None => "none",
+            Risk::Medium => "medium",
+            Risk::High => "high",
+            Risk::Critical => "critical",
+        }
+    }
 }
 
 /// One entry of the dangerous-operations registry.

@@ -90,17 +90,9 @@ pub(super) async fn pass(
                         .remove(&key);
                     let yes = a == Answer::Yes;
                     let verdict = Verdict::owner_answered(yes);
+                    let reason = v.reason.clone();
                     let (thought, _) = propose(ctx, state).await;
-                    record(
-                        ctx,
-                        state,
-                        decision,
-                        &thought,
-                        &verdict,
-                        None,
-                        v.reason.clone(),
-                    )
-                    .await;
+                    record(ctx, state, decision, &thought, &verdict, None, reason).await;
                     Ok(if yes {
                         Pass::Go
                     } else {
@@ -108,8 +100,18 @@ pub(super) async fn pass(
                     })
                 }
                 None => {
-                    // Restarted while the owner was being asked: ask again.
-                    ask(ctx, decision, v.reason);
+                    // Restarted while the owner was being asked: ask again, as often as the
+                    // verdict needs (the event says why, not how many yeses; judging again
+                    // says that, and the built-in proposal is the same as before).
+                    let (thought, tool) = propose(ctx, state).await;
+                    let (again, _) = ctx.setup.guardian.decide(&thought, &tool, &me);
+                    let q = again.question.unwrap_or(v.reason);
+                    ask(
+                        ctx,
+                        decision,
+                        format!("\"{}\": {q}", state.task.title),
+                        again.double,
+                    );
                     Ok(Pass::Wait)
                 }
             }
@@ -147,18 +149,20 @@ async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pa
         GuardAction::Allow | GuardAction::Modify => Pass::Go,
         GuardAction::Block => Pass::Stop(verdict.reason),
         GuardAction::Confirm => {
-            let mut q = verdict.question.unwrap_or(verdict.reason);
-            if verdict.double {
-                q = format!("{q}\n(This needs a second, explicit yes: it cannot be undone.)");
-            }
-            ask(ctx, decision, format!("\"{}\": {q}", state.task.title));
+            let q = verdict.question.unwrap_or(verdict.reason);
+            ask(
+                ctx,
+                decision,
+                format!("\"{}\": {q}", state.task.title),
+                verdict.double,
+            );
             Pass::Wait
         }
     })
 }
 
-/// Starts asking the owner in the background.
-fn ask(ctx: &Ctx<'_>, decision: EventId, question: String) {
+/// Starts asking the owner in the background (twice, each with its own code, when `double`).
+fn ask(ctx: &Ctx<'_>, decision: EventId, question: String, double: bool) {
     let key = (ctx.me.keys.public_key(), decision);
     PENDING
         .lock()
@@ -171,8 +175,16 @@ fn ask(ctx: &Ctx<'_>, decision: EventId, question: String) {
     );
     let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
     tokio::spawn(async move {
-        let answer =
-            guard::ask_owner(&relay, &keys, owner, &decision.to_hex(), &question, ttl).await;
+        let answer = guard::confirm_with_owner(
+            &relay,
+            &keys,
+            owner,
+            &decision.to_hex(),
+            &question,
+            double,
+            ttl,
+        )
+        .await;
         PENDING
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -39,7 +39,7 @@ use crate::guard::confirm;
 use crate::host::Identity;
 use crate::link::LinkError;
 use crate::roles::buddy::Buddy;
-use crate::roles::executor::{self, Executor};
+use crate::roles::executor::Executor;
 use crate::roles::RoleCtx;
 
 /// The worker's own job.
@@ -363,18 +363,10 @@ impl Worker {
                             // Runs take up to 30 s (a CONFIRM up to 10 min of town time): other
                             // commands (status, pause) go on meanwhile.
                             tokio::spawn(async move {
-                                let g = guarded::run(&me, &skill, &named, &positional);
-                                let pass = guarded::judge(&ctx, &me, &m, &g).await;
-                                let r = match pass {
-                                    Pass::Go => {
-                                        x.run(&skill, named, positional, req, &current).await
-                                    }
-                                    Pass::Stop(why) => executor::not_run(
-                                        &skill,
-                                        req,
-                                        format!("the guardian stopped it: {why}"),
-                                    ),
-                                };
+                                let r = guarded::run_skill(
+                                    &ctx, &me, &m, &x, &skill, named, positional, req, &current,
+                                )
+                                .await;
                                 if r.result.as_ref().is_some_and(|r| r.timed_out) {
                                     let limit = current
                                         .param(crate::roles::executor::PARAMS, "run_timeout_secs");
