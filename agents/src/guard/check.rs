@@ -235,7 +235,12 @@ fn dangerous(p: &Proposal, facts: &Facts, rules: &GuardRules) -> Option<Verdict>
         ));
     }
     for e in &facts.effects {
-        found.push((e.risk(), e.public(), Some(e.private()), e.private()));
+        found.push((
+            e.risk(),
+            e.public(),
+            Some(e.private()),
+            format!("{}: {}", e.public(), e.private()),
+        ));
     }
     let top = found.iter().map(|f| f.0).max()?;
     if top == Risk::None {
