@@ -159,3 +159,49 @@ pub async fn complete(karma: &Karma, verdict: EventId, run: RunOutcome) {
         Err(e) => tracing::warn!(%verdict, "audit: row not completed, its writer stopped: {e}"),
     }
 }
+
+/// Writes the row of a verdict judged by fixed code without a mind (a worker's suggestion
+/// against the hourly limit): its event `published` is already on the relay, and the row
+/// names it. Seed 003: every decision leaves a row, not only the guardian's.
+pub async fn rule_row(
+    karma: &Karma,
+    agent: &str,
+    actor: PublicKey,
+    subject: EventId,
+    published: EventId,
+    v: &AuditVerdict,
+    input: String,
+) {
+    let row = AuditRow {
+        record_id: published.to_hex(),
+        timestamp: soul_karma::now_secs(),
+        agent: agent.to_owned(),
+        actor: actor.to_hex(),
+        subject: Some(subject.to_hex()),
+        input_message: clip(&input, 2000),
+        context_summary: "judged by rule, without a mind".into(),
+        llm_model: "none".into(),
+        llm_reasoning: String::new(),
+        llm_confidence: 1.0,
+        selected_tools: "[]".into(),
+        guardian_action: v.action.as_str().to_owned(),
+        guardian_check: v.check.clone(),
+        guardian_reason: v.reason.clone(),
+        auth_result: "not_reached".into(),
+        auth_reason: String::new(),
+        execution_success: None,
+        execution_result: None,
+        execution_error: None,
+        final_response: v.proposal.clone(),
+        total_duration_ms: 0,
+        llm_duration_ms: 0,
+        fallback: None,
+        verdict_event: Some(published.to_hex()),
+    };
+    let karma = karma.clone();
+    match tokio::task::spawn_blocking(move || karma.record_audit(&row)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!(%subject, "audit row not written: {e}"),
+        Err(e) => tracing::warn!(%subject, "audit row not written, its writer stopped: {e}"),
+    }
+}

@@ -166,13 +166,15 @@ fn host_of(value: &str) -> Option<String> {
     Some(host.to_owned())
 }
 
-/// The effects of running `template` in `workdir` with these values. `exists` says whether a
-/// resolved path exists now.
+/// The effects of running `template` in `workdir` with these values. `networked` says whether
+/// the run can reach the network at all (a URL in a run without it reaches nothing: the
+/// sandbox has no network to give). `exists` says whether a resolved path exists now.
 pub fn weigh(
     template: Option<&str>,
     workdir: &Path,
     named: &BTreeMap<String, String>,
     positional: &[String],
+    networked: bool,
     exists: impl Fn(&Path) -> bool,
 ) -> Vec<Effect> {
     let (mut writes, deletes) = template.map(roles_in).unwrap_or_default();
@@ -191,7 +193,9 @@ pub fn weigh(
     let mut effects = Vec::new();
     for (param, value) in values {
         if let Some(host) = host_of(value) {
-            effects.push(Effect::Reaches { param, host });
+            if networked {
+                effects.push(Effect::Reaches { param, host });
+            }
             continue;
         }
         if deletes.contains(&param) {

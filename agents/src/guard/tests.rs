@@ -320,6 +320,7 @@ fn weighing_finds_what_a_call_does() {
         wd,
         &named(&[("out", "../workspace/notes.txt")]),
         &[],
+        true,
         exists,
     );
     assert!(
@@ -332,6 +333,7 @@ fn weighing_finds_what_a_call_does() {
         wd,
         &named(&[("out", "page.html"), ("url", "https://example.org/")]),
         &[],
+        true,
         exists,
     );
     assert_eq!(
@@ -353,6 +355,7 @@ fn weighing_finds_what_a_call_does() {
             wd,
             &named(&[("file", v)]),
             &[],
+            true,
             |_| false,
         );
         assert!(matches!(&e[..], [Effect::Outside { .. }]), "{v}: {e:?}");
@@ -364,6 +367,7 @@ fn weighing_finds_what_a_call_does() {
             wd,
             &named(&[("path", v)]),
             &[],
+            true,
             |_| true,
         );
         assert!(e.is_empty(), "{v}: {e:?}");
@@ -374,6 +378,7 @@ fn weighing_finds_what_a_call_does() {
         wd,
         &named(&[("file", "old.txt")]),
         &[],
+        true,
         |_| false,
     );
     assert_eq!(
@@ -387,6 +392,7 @@ fn weighing_finds_what_a_call_does() {
         wd,
         &named(&[("from", "a"), ("to", "b")]),
         &[],
+        true,
         |p| p.ends_with("b"),
     );
     assert!(

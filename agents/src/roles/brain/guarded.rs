@@ -124,7 +124,21 @@ async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pa
     let started = Instant::now();
     let (thought, tool) = propose(ctx, state).await;
     let actor = ctx.me.keys.public_key();
-    let (verdict, access) = ctx.setup.guardian.decide(&thought, &tool, &actor);
+    // Triceratops may execute decisions; an operation the task asks for (a salary, a message
+    // to everyone) needs the level of whoever asked, read from the task's signature: the
+    // owner for an owner-signed task, the relaying brain otherwise (DESIGN §12).
+    let asked = ctx.setup.minds.guard.asked(&request_text(state));
+    let gated: Vec<(&str, PublicKey)> = match asked {
+        Some(op) => {
+            let origin = task_author(ctx, state).await.unwrap_or(actor);
+            vec![("execute_decision", actor), (op.tool.as_str(), origin)]
+        }
+        None => vec![(tool.as_str(), actor)],
+    };
+    let (verdict, access) =
+        ctx.setup
+            .guardian
+            .decide_with(&thought, &gated, &guard::Facts::default());
     let said = verdict
         .question
         .clone()
@@ -159,6 +173,25 @@ async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pa
             Pass::Wait
         }
     })
+}
+
+/// What the task asks, as the registry's `asks` phrases are matched against.
+fn request_text(state: &TaskState) -> String {
+    format!("{}\n{}", state.task.title, state.task.description)
+}
+
+/// Who signed the task, as the relay holds it; `None` when it cannot be read (the caller then
+/// gates triceratops itself, which holds less than the owner: fails closed).
+async fn task_author(ctx: &Ctx<'_>, state: &TaskState) -> Option<PublicKey> {
+    let events = ctx
+        .link
+        .fetch(Filter::new().id(state.task_id).kind(SoulKind::Task.kind()))
+        .await
+        .ok()?;
+    events
+        .into_iter()
+        .find(|e| e.id == state.task_id)
+        .map(|e| e.pubkey)
 }
 
 /// Starts asking the owner in the background (twice, each with its own code, when `double`).
@@ -270,6 +303,11 @@ async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String
             "ask for the service's restart through the two-step protocol",
             json!({"service": service}),
         )
+    } else if let Some(op) = ctx.setup.minds.guard.asked(&request_text(state)) {
+        // The task asks for an operation of the registry (a salary, a message to everyone):
+        // that is what its execution would do, so that is what the guardian and the gate
+        // judge (seed 003 §4.8.3), whatever plan or skill would carry it out.
+        (op.tool.as_str(), op.why.as_str(), json!({}))
     } else if ctx.setup.executor.plan(&state.task).is_some() {
         (
             "run_skill",

@@ -130,7 +130,14 @@ pub fn run(
     let facts = Facts {
         risk: Some(sk.risk_for(networked)),
         performs: sk.performs.clone(),
-        effects: effects::weigh(sk.command.as_deref(), &workdir, &bound, &[], |p| p.exists()),
+        effects: effects::weigh(
+            sk.command.as_deref(),
+            &workdir,
+            &bound,
+            &[],
+            networked,
+            |p| p.exists(),
+        ),
     };
     let mut parameters: Map<String, Value> = named
         .iter()

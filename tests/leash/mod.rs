@@ -6,6 +6,8 @@
 //! The owner is a plain NIP-17 client (`workers::phone`), the executor runs real skills in
 //! bubblewrap, and every wait is for the message or row that proves the step.
 
+mod seed003;
+
 use std::time::Duration;
 
 use nostr_sdk::prelude::*;
@@ -15,7 +17,11 @@ use crate::util::*;
 use crate::workers::phone::Phone;
 
 /// Every question `from` has asked the owner that mentions `needle`, oldest first.
-async fn questions(phone: &Phone, from: PublicKey, needle: &str) -> Vec<(Timestamp, String)> {
+pub(crate) async fn questions(
+    phone: &Phone,
+    from: PublicKey,
+    needle: &str,
+) -> Vec<(Timestamp, String)> {
     let wraps = phone
         .client
         .fetch_events(
@@ -41,7 +47,12 @@ async fn questions(phone: &Phone, from: PublicKey, needle: &str) -> Vec<(Timesta
 }
 
 /// Waits until `from` has asked at least `n` questions mentioning `needle`; returns them.
-async fn wait_questions(phone: &Phone, from: PublicKey, needle: &str, n: usize) -> Vec<String> {
+pub(crate) async fn wait_questions(
+    phone: &Phone,
+    from: PublicKey,
+    needle: &str,
+    n: usize,
+) -> Vec<String> {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         let qs = questions(phone, from, needle).await;
@@ -56,7 +67,7 @@ async fn wait_questions(phone: &Phone, from: PublicKey, needle: &str, n: usize) 
     }
 }
 
-fn code(question: &str) -> String {
+pub(crate) fn code(question: &str) -> String {
     let rest = question.split("Reply \"yes ").nth(1).expect("a code");
     rest.split('"').next().unwrap().to_owned()
 }
@@ -66,7 +77,7 @@ fn skill(town: &TestTown, name: &str, yaml: &str) {
 }
 
 /// `soul audit --json [extra]` as parsed JSON.
-fn audit_json(town: &TestTown, extra: &[&str]) -> Vec<serde_json::Value> {
+pub(crate) fn audit_json(town: &TestTown, extra: &[&str]) -> Vec<serde_json::Value> {
     let out = soul()
         .arg("audit")
         .arg("--town")
@@ -84,7 +95,7 @@ fn audit_json(town: &TestTown, extra: &[&str]) -> Vec<serde_json::Value> {
 }
 
 /// The verdict events `author` published, newest last.
-async fn verdict_events(c: &Client, author: PublicKey) -> Vec<Event> {
+pub(crate) async fn verdict_events(c: &Client, author: PublicKey) -> Vec<Event> {
     let mut v: Vec<Event> = c
         .fetch_events(
             Filter::new().kind(SoulKind::Verdict.kind()).author(author),
