@@ -6,6 +6,7 @@
 //! The owner is a plain NIP-17 client (`workers::phone`), the executor runs real skills in
 //! bubblewrap, and every wait is for the message or row that proves the step.
 
+mod clarify;
 mod seed003;
 
 use std::time::Duration;

@@ -19,7 +19,7 @@ use crate::workers::phone::Phone;
 const SALARY: &str = r#"{"output_type":"tool_call","reasoning":{"intent_understanding":"The owner wants to know the pay of one employee.","tool_selection_reason":"view_salary_info is the tool offered for this."},"confidence":{"overall":0.9},"tool_calls":[{"tool_name":"view_salary_info","parameters":{"employee":"tanaka"}}]}"#;
 const SEND: &str = r#"{"output_type":"tool_call","reasoning":{"intent_understanding":"The owner wants one notice delivered to the whole team.","tool_selection_reason":"send_to_all is the tool offered for this."},"confidence":{"overall":0.9},"tool_calls":[{"tool_name":"send_to_all","parameters":{"message":"closed tomorrow"}}]}"#;
 
-async fn publish_task(c: &Client, owner: &Keys, title: &str) -> EventId {
+pub(crate) async fn publish_task(c: &Client, owner: &Keys, title: &str) -> EventId {
     let t = Task {
         title: title.into(),
         description: String::new(),
@@ -31,7 +31,7 @@ async fn publish_task(c: &Client, owner: &Keys, title: &str) -> EventId {
     e.id
 }
 
-async fn final_execution(c: &Client, task: EventId) -> Execution {
+pub(crate) async fn final_execution(c: &Client, task: EventId) -> Execution {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         let ex = c

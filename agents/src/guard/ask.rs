@@ -59,6 +59,26 @@ pub fn second_code(subject: &str) -> String {
         .unwrap_or_else(|| format!("{first}2"))
 }
 
+/// Asks the owner a mind's clarifying question and returns the answer's text (without the
+/// code), if one came in time; the answer resumes the proposal.
+pub async fn ask_clarification(
+    relay: &str,
+    keys: &Keys,
+    owner: PublicKey,
+    subject: &str,
+    question: &str,
+    ttl: Duration,
+) -> Option<String> {
+    let code = code_for(subject);
+    let text = format!(
+        "{question}\n\nAnswer \"{code} <your answer>\" (or reply to this message); no answer within {} minutes stops it.",
+        ttl.as_secs().div_ceil(60).max(1)
+    );
+    let answer = send_and_wait(relay, keys, owner, &code, &text, ttl).await?;
+    let answer = answer.replacen(&code, "", 1).trim().to_owned();
+    (!answer.is_empty()).then_some(answer)
+}
+
 /// Sends `question` with `code` and returns the owner's answer text, if one came in time.
 pub async fn ask_with_code(
     relay: &str,
@@ -66,6 +86,24 @@ pub async fn ask_with_code(
     owner: PublicKey,
     code: &str,
     question: &str,
+    ttl: Duration,
+) -> Option<String> {
+    let text = format!(
+        "{question}\n\n{} to go ahead; anything else, or no answer within {} minutes, is a no.",
+        how_to_answer(code),
+        ttl.as_secs().div_ceil(60).max(1)
+    );
+    send_and_wait(relay, keys, owner, code, &text, ttl).await
+}
+
+/// Sends `text` to the owner and waits for a message from them that replies to it or quotes
+/// `code`. Any failure to ask is `None`: the caller treats it as no answer.
+async fn send_and_wait(
+    relay: &str,
+    keys: &Keys,
+    owner: PublicKey,
+    code: &str,
+    text: &str,
     ttl: Duration,
 ) -> Option<String> {
     let code = code.to_owned();
@@ -78,12 +116,7 @@ pub async fn ask_with_code(
     };
     let answer = async {
         let mut rx = dm.follow().await.ok()?;
-        let text = format!(
-            "{question}\n\n{} to go ahead; anything else, or no answer within {} minutes, is a no.",
-            how_to_answer(&code),
-            ttl.as_secs().div_ceil(60).max(1)
-        );
-        let rumor = dm.send(owner, &text, Vec::new()).await.ok()?;
+        let rumor = dm.send(owner, text, Vec::new()).await.ok()?;
         tokio::time::timeout(ttl, async {
             loop {
                 let m = dm.next(&mut rx).await?;

@@ -26,7 +26,7 @@ pub mod verdict;
 #[cfg(test)]
 mod tests;
 
-pub use ask::{ask_owner, ask_with_code, confirm_with_owner};
+pub use ask::{ask_clarification, ask_owner, ask_with_code, confirm_with_owner};
 pub use check::{judge, judge_with, Check, Verdict};
 pub use confirm::{read_answer, Answer, CONFIRM_TTL};
 pub use effects::{Effect, Facts};

@@ -41,6 +41,12 @@ type Answers = HashMap<(PublicKey, EventId), Option<Answer>>;
 
 static PENDING: LazyLock<Mutex<Answers>> = LazyLock::new(Default::default);
 
+/// Clarifications awaited, per (triceratops, decision): `None` while waiting, then the owner's
+/// answer (`Some("")` for none in time). The answer resumes the proposal.
+type Clarified = HashMap<(PublicKey, EventId), Option<String>>;
+
+static CLARIFY: LazyLock<Mutex<Clarified>> = LazyLock::new(Default::default);
+
 /// Decides whether the execution of `state`'s decision may run.
 pub(super) async fn pass(
     ctx: &Ctx<'_>,
@@ -49,6 +55,30 @@ pub(super) async fn pass(
 ) -> Result<Pass, LinkError> {
     let me = ctx.me.keys.public_key();
     let key = (me, decision);
+    // A clarifying question is with the owner, or answered: the answer resumes the proposal.
+    let clarified = CLARIFY
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .cloned();
+    match clarified {
+        Some(None) => return Ok(Pass::Wait),
+        Some(Some(answer)) => {
+            CLARIFY
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&key);
+            if answer.is_empty() {
+                let (thought, _) = propose(ctx, state, None).await;
+                let verdict = Verdict::owner_answered(false);
+                let why = verdict.reason.clone();
+                record(ctx, state, decision, &thought, &verdict, None, why.clone()).await;
+                return Ok(Pass::Stop(why));
+            }
+            return judge(ctx, state, decision, Some(&answer)).await;
+        }
+        None => {}
+    }
     // Still waiting for the owner: nothing to look up. Without this every loop of triceratops
     // fetched one verdict per task awaiting an answer, and its votes slowed as those piled up.
     let waiting = matches!(
@@ -91,7 +121,7 @@ pub(super) async fn pass(
                     let yes = a == Answer::Yes;
                     let verdict = Verdict::owner_answered(yes);
                     let reason = v.reason.clone();
-                    let (thought, _) = propose(ctx, state).await;
+                    let (thought, _) = propose(ctx, state, None).await;
                     record(ctx, state, decision, &thought, &verdict, None, reason).await;
                     Ok(if yes {
                         Pass::Go
@@ -103,8 +133,13 @@ pub(super) async fn pass(
                     // Restarted while the owner was being asked: ask again, as often as the
                     // verdict needs (the event says why, not how many yeses; judging again
                     // says that, and the built-in proposal is the same as before).
-                    let (thought, tool) = propose(ctx, state).await;
+                    let (thought, tool) = propose(ctx, state, None).await;
                     let (again, _) = ctx.setup.guardian.decide(&thought, &tool, &me);
+                    if again.check == guard::Check::Clarification {
+                        let q = again.question.unwrap_or(again.reason);
+                        clarify(ctx, decision, format!("\"{}\": {q}", state.task.title));
+                        return Ok(Pass::Wait);
+                    }
                     let q = again.question.unwrap_or(v.reason);
                     ask(
                         ctx,
@@ -116,13 +151,20 @@ pub(super) async fn pass(
                 }
             }
         }
-        None => judge(ctx, state, decision).await,
+        None => judge(ctx, state, decision, None).await,
     }
 }
 
-async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pass, LinkError> {
+/// Proposes and judges the execution; `answer` is the owner's answer to the mind's clarifying
+/// question, when the proposal resumes after one.
+async fn judge(
+    ctx: &Ctx<'_>,
+    state: &TaskState,
+    decision: EventId,
+    answer: Option<&str>,
+) -> Result<Pass, LinkError> {
     let started = Instant::now();
-    let (thought, tool) = propose(ctx, state).await;
+    let (thought, tool) = propose(ctx, state, answer).await;
     let actor = ctx.me.keys.public_key();
     // Triceratops may execute decisions; an operation the task asks for (a salary, a message
     // to everyone) needs the level of whoever asked, read from the task's signature: the
@@ -162,6 +204,11 @@ async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pa
     Ok(match verdict.action {
         GuardAction::Allow | GuardAction::Modify => Pass::Go,
         GuardAction::Block => Pass::Stop(verdict.reason),
+        GuardAction::Confirm if verdict.check == guard::Check::Clarification => {
+            let q = verdict.question.unwrap_or(verdict.reason);
+            clarify(ctx, decision, format!("\"{}\": {q}", state.task.title));
+            Pass::Wait
+        }
         GuardAction::Confirm => {
             let q = verdict.question.unwrap_or(verdict.reason);
             ask(
@@ -192,6 +239,30 @@ async fn task_author(ctx: &Ctx<'_>, state: &TaskState) -> Option<PublicKey> {
         .into_iter()
         .find(|e| e.id == state.task_id)
         .map(|e| e.pubkey)
+}
+
+/// Starts asking the owner the mind's clarifying question in the background.
+fn clarify(ctx: &Ctx<'_>, decision: EventId, question: String) {
+    let key = (ctx.me.keys.public_key(), decision);
+    CLARIFY
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, None);
+    let (relay, keys, owner) = (
+        ctx.setup.relay_url.clone(),
+        ctx.me.keys.clone(),
+        ctx.setup.owner,
+    );
+    let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
+    tokio::spawn(async move {
+        let answer =
+            guard::ask_clarification(&relay, &keys, owner, &decision.to_hex(), &question, ttl)
+                .await;
+        CLARIFY
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, Some(answer.unwrap_or_default()));
+    });
 }
 
 /// Starts asking the owner in the background (twice, each with its own code, when `double`).
@@ -294,7 +365,11 @@ fn counted(state: &TaskState) -> Vec<(BrainName, Opinion)> {
 }
 
 /// The execution proposal: the built-in one, or the model's if it gives a valid one.
-async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String) {
+async fn propose(
+    ctx: &Ctx<'_>,
+    state: &TaskState,
+    answer: Option<&str>,
+) -> (Thought<Proposal>, String) {
     let (tool, description, mut params) = if let Some(service) =
         restart::service_named(&state.task.title, &ctx.setup.restart_allowlist)
     {
@@ -357,6 +432,11 @@ async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String
             o.proposed_approach
         )
     }));
+    if let Some(a) = answer {
+        // The owner's words are data for the mind, never a decision: the guardian judges
+        // whatever it proposes next.
+        context.push(format!("the owner answered your question: {a}"));
+    }
     let lessons = crate::mind::lessons_for(&ctx.setup.minds.karma, &state.task).await;
     let ask = ActAsk {
         agent: &ctx.me.name,
