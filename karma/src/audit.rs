@@ -243,3 +243,73 @@ impl Karma {
             .map_err(|e| self.sql("count audit rows", e))
     }
 }
+
+#[cfg(test)]
+mod completion_tests {
+    use super::*;
+
+    fn row(id: &str, agent: &str, at: i64) -> AuditRow {
+        AuditRow {
+            record_id: id.into(),
+            timestamp: at,
+            agent: agent.into(),
+            actor: "ab".into(),
+            subject: Some("cd".into()),
+            input_message: "run checksum".into(),
+            context_summary: String::new(),
+            llm_model: "built-in".into(),
+            llm_reasoning: "the owner commanded it by DM".into(),
+            llm_confidence: 1.0,
+            selected_tools: "[]".into(),
+            guardian_action: "allow".into(),
+            guardian_check: "pass".into(),
+            guardian_reason: "every check passed".into(),
+            auth_result: "allowed".into(),
+            auth_reason: String::new(),
+            execution_success: None,
+            execution_result: None,
+            execution_error: None,
+            final_response: String::new(),
+            total_duration_ms: 1,
+            llm_duration_ms: 0,
+            fallback: None,
+            verdict_event: None,
+        }
+    }
+
+    #[test]
+    fn a_run_completes_its_row_and_rows_filter_by_agent_and_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let k = Karma::open(&dir.path().join("karma.sqlite")).unwrap();
+        k.record_audit(&row("r1", "executor", 100)).unwrap();
+        k.record_audit(&row("r2", "triceratops", 200)).unwrap();
+        let run = RunOutcome {
+            success: false,
+            exit_code: Some(2),
+            duration_ms: 15,
+            output_bytes: 7,
+            error: Some("no such file".into()),
+            result: Some("{\"exit_code\":2}".into()),
+        };
+        assert!(k.complete_audit("r1", &run).unwrap());
+        assert!(
+            !k.complete_audit("nobody", &run).unwrap(),
+            "no row is invented"
+        );
+        let rows = k.audit_rows(Some("executor"), None).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].row.execution_success, Some(false));
+        assert_eq!(rows[0].exit_code, Some(2));
+        assert_eq!(rows[0].output_bytes, Some(7));
+        assert_eq!(rows[0].run_duration_ms, Some(15));
+        assert_eq!(rows[0].row.execution_error.as_deref(), Some("no such file"));
+        assert_eq!(k.audit_rows(None, Some(150)).unwrap().len(), 1);
+        assert_eq!(k.audit_rows(None, None).unwrap().len(), 2);
+        // The guards hold for the new columns: a result that is not JSON is refused.
+        let bad = RunOutcome {
+            result: Some("not json".into()),
+            ..run
+        };
+        assert!(k.complete_audit("r2", &bad).is_err());
+    }
+}

@@ -412,3 +412,18 @@ fn a_double_confirmation_has_two_codes() {
     // A subject that repeats itself still gets a second code of its own.
     assert_ne!(ask::second_code("aaaaaaaaaaaaaaaaaaaa"), "aaaaaa");
 }
+
+/// Red team: a path passed positionally is weighed like a named one (`run checksum
+/// ../keys/owner.nsec` binds to `file`).
+#[test]
+fn positional_values_are_weighed_by_the_parameter_they_fill() {
+    let yaml = "name: checksum\ndescription: x\nparameters:\n  - {name: file, type: string, required: true}\ncommand: sha256sum {{file}}\nrisk: none\n";
+    let sk: crate::roles::executor::skill::Skill = serde_yaml_ng::from_str(yaml).unwrap();
+    let bound = sk.bind(&Default::default(), &["../keys/owner.nsec".to_owned()]);
+    let wd = std::path::Path::new("/town/workspace");
+    let e = effects::weigh(sk.command.as_deref(), wd, &bound, &[], false, |_| true);
+    assert!(
+        matches!(&e[..], [Effect::Outside { param, resolved }] if param == "file" && resolved == "/town/keys/owner.nsec"),
+        "{e:?}"
+    );
+}
