@@ -23,7 +23,7 @@ folders:
 
 fn skill(town: &TestTown, name: &str, workdir: &str, params: &str, command: &str) {
     let yaml = format!(
-        "name: {name}\ndescription: test skill {name}\nworkdir: {workdir}\nparameters:\n{params}\ncommand: {command}\nrisk: none\n"
+        "name: {name}\ndescription: test skill {name}\nworkdir: {workdir}\nparameters:\n{params}\ncommand: {command}\n"
     );
     std::fs::write(town.dir.join("skills").join(format!("{name}.yaml")), yaml).unwrap();
 }
