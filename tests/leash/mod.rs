@@ -161,6 +161,12 @@ async fn a_double_confirmation_needs_two_yeses_and_the_audit_shows_the_run() {
         town.dir.join("workspace/a.txt").exists(),
         "one yes is not enough"
     );
+    // Red team: a stranger who learns the code cannot answer for the owner. Its yes is sent
+    // before the owner's no; had it counted, the file would be gone.
+    let stranger = Phone::new(&up.url, &Keys::generate()).await;
+    stranger
+        .send(executor, &format!("yes {}", code(second)))
+        .await;
     owner.send(executor, &format!("no {}", code(second))).await;
     let r = owner.reply(executor, no_id).await;
     assert!(r.contains("did not confirm"), "{r}");
