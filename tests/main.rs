@@ -6,6 +6,7 @@ mod brains;
 mod dashboard;
 mod federation;
 mod foundation;
+mod leash;
 mod minds;
 mod negentropy;
 mod nostr_rs_relay;

@@ -389,6 +389,10 @@ async fn the_guardian_judges_every_run_and_asks_before_a_dangerous_one() {
     assert!(q.contains("cannot be undone"), "{q}");
     let code = q.split("Reply \"yes ").nth(1).unwrap()[..6].to_owned();
     owner.send(executor, &format!("yes {code}")).await;
+    // High risk: a second question with its own code (tests/leash.rs covers it in full).
+    let q2 = question(&owner, executor, "Second confirmation").await;
+    let code2 = q2.split("Reply \"yes ").nth(1).unwrap()[..6].to_owned();
+    owner.send(executor, &format!("yes {code2}")).await;
     let r = owner.reply(executor, yes_id).await;
     assert!(r.contains("delete_files finished"), "{r}");
     assert!(town.dir.join("workspace/b.txt").exists());

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use nostr::{EventId, Keys, PublicKey};
-use soul_karma::{AuditRow, Karma};
+use soul_karma::{AuditRow, Karma, RunOutcome};
 use soul_kinds::content::verdict;
 use soul_kinds::AuditVerdict;
 
@@ -86,6 +86,7 @@ pub async fn record(
             4000,
         ),
         action: d.verdict.action,
+        // Never the detail: it quotes values (amounts, paths) that may be private.
         reason: clip(&d.verdict.reason, 4000),
         check: d.verdict.check.as_str().to_owned(),
     };
@@ -121,7 +122,8 @@ pub async fn record(
         selected_tools: serde_json::Value::Array(tools).to_string(),
         guardian_action: d.verdict.action.as_str().to_owned(),
         guardian_check: d.verdict.check.as_str().to_owned(),
-        guardian_reason: d.verdict.reason.clone(),
+        // The row keeps the values behind the reason; the public event above does not.
+        guardian_reason: d.verdict.full_reason(),
         auth_result: d.access.map_or("not_reached", Access::as_str).to_owned(),
         auth_reason: d.access.map(Access::reason).unwrap_or_default(),
         execution_success: None,
@@ -142,4 +144,64 @@ pub async fn record(
         Err(e) => tracing::warn!("audit row not written: its writer stopped: {e}"),
     }
     Ok(published?.id)
+}
+
+/// Completes the row of the verdict event `verdict` with what the run it allowed did (off the
+/// async workers). A row that cannot be completed is logged: the run already happened.
+pub async fn complete(karma: &Karma, verdict: EventId, run: RunOutcome) {
+    let karma = karma.clone();
+    let id = verdict.to_hex();
+    let done = tokio::task::spawn_blocking(move || karma.complete_audit(&id, &run)).await;
+    match done {
+        Ok(Ok(true)) => {}
+        Ok(Ok(false)) => tracing::warn!(%verdict, "audit: no row to complete for this verdict"),
+        Ok(Err(e)) => tracing::warn!(%verdict, "audit: row not completed: {e}"),
+        Err(e) => tracing::warn!(%verdict, "audit: row not completed, its writer stopped: {e}"),
+    }
+}
+
+/// Writes the row of a verdict judged by fixed code without a mind (a worker's suggestion
+/// against the hourly limit): its event `published` is already on the relay, and the row
+/// names it. Seed 003: every decision leaves a row, not only the guardian's.
+pub async fn rule_row(
+    karma: &Karma,
+    agent: &str,
+    actor: PublicKey,
+    subject: EventId,
+    published: EventId,
+    v: &AuditVerdict,
+    input: String,
+) {
+    let row = AuditRow {
+        record_id: published.to_hex(),
+        timestamp: soul_karma::now_secs(),
+        agent: agent.to_owned(),
+        actor: actor.to_hex(),
+        subject: Some(subject.to_hex()),
+        input_message: clip(&input, 2000),
+        context_summary: "judged by rule, without a mind".into(),
+        llm_model: "none".into(),
+        llm_reasoning: String::new(),
+        llm_confidence: 1.0,
+        selected_tools: "[]".into(),
+        guardian_action: v.action.as_str().to_owned(),
+        guardian_check: v.check.clone(),
+        guardian_reason: v.reason.clone(),
+        auth_result: "not_reached".into(),
+        auth_reason: String::new(),
+        execution_success: None,
+        execution_result: None,
+        execution_error: None,
+        final_response: v.proposal.clone(),
+        total_duration_ms: 0,
+        llm_duration_ms: 0,
+        fallback: None,
+        verdict_event: Some(published.to_hex()),
+    };
+    let karma = karma.clone();
+    match tokio::task::spawn_blocking(move || karma.record_audit(&row)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => tracing::warn!(%subject, "audit row not written: {e}"),
+        Err(e) => tracing::warn!(%subject, "audit row not written, its writer stopped: {e}"),
+    }
 }

@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::Connection;
 
-pub use audit::AuditRow;
+pub use audit::{AuditEntry, AuditRow, RunOutcome};
 pub use error::Error;
 pub use jobs::{Job, JobStatus};
 pub use lessons::{LessonRow, NewLesson};

@@ -87,4 +87,13 @@ CREATE TABLE IF NOT EXISTS token_use (
     tokens INTEGER NOT NULL CHECK(tokens >= 0)
 );
 "#,
+    // 2: a run's outcome completes its audit row (issue 13): exit code, output size, run time,
+    // and when the row was completed.
+    r#"
+ALTER TABLE audit ADD COLUMN exit_code INTEGER;
+ALTER TABLE audit ADD COLUMN output_bytes INTEGER CHECK(output_bytes IS NULL OR output_bytes >= 0);
+ALTER TABLE audit ADD COLUMN run_duration_ms INTEGER CHECK(run_duration_ms IS NULL OR run_duration_ms >= 0);
+ALTER TABLE audit ADD COLUMN completed_at INTEGER;
+CREATE INDEX IF NOT EXISTS audit_time ON audit(timestamp);
+"#,
 ];

@@ -1,5 +1,6 @@
 //! The `soul` command line: parsing and dispatch. One file per command.
 
+mod audit;
 mod command;
 mod evaluate;
 mod init;
@@ -97,6 +98,18 @@ pub enum Command {
     /// Command a worker as the owner by NIP-17 DM and print its reply:
     /// pause, resume, restart, status, adjust_params key=value…, run SKILL args….
     Command(command::CommandArgs),
+    /// Print the audit: every verdict, with the outcome of what ran.
+    Audit {
+        /// Only this agent's rows.
+        #[arg(long)]
+        agent: Option<String>,
+        /// Only rows from this long ago on: 10m, 2h, 1d.
+        #[arg(long)]
+        since: Option<String>,
+        /// One stable JSON array of objects.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the town's keys, export one, or encrypt them with a passphrase (NIP-49).
     Keys {
         /// `list` (default), `export NAME` or `encrypt [NAME…]`.
@@ -118,6 +131,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Relay { unlimited } => relay::run(&cli.town, unlimited).await,
         Command::Status { json, relay } => status::run(&cli.town, json, relay).await,
         Command::Keys { action } => keys::run(&cli.town, action),
+        Command::Audit { agent, since, json } => audit::run(&cli.town, agent, since, json),
         Command::Evaluate { relay } => evaluate::run(&cli.town, relay).await,
         Command::Replay { task, relay, owner } => replay::run(&cli.town, &task, relay, owner).await,
         Command::Task(args) => task::run(&cli.town, args).await,

@@ -4,109 +4,10 @@
 use serde_json::{Map, Value};
 use soul_kinds::GuardAction;
 
+use super::effects::Facts;
 use super::rules::{GuardRules, OwnerAction, Risk};
+pub use super::verdict::{Check, Verdict};
 use crate::mind::schema::{Proposal, Shape, ToolCall};
-
-/// Which check decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Check {
-    /// 1: reasoning missing, or the mind deciding permissions.
-    Constitution,
-    /// 2: NG or confidential patterns.
-    Security,
-    /// 3: the dangerous-operations registry.
-    Dangerous,
-    /// 4: the owner's rules.
-    OwnerRules,
-    /// 5: the mind's confidence.
-    Confidence,
-    /// 6: amounts, recipients, deletions, dates.
-    Parameters,
-    /// 7: fixable inconsistencies.
-    Consistency,
-    /// The authorization gate denied the actor.
-    Authorization,
-    /// The owner answered yes to a CONFIRM.
-    OwnerConfirmed,
-    /// The owner answered no, unclearly, or not in time.
-    OwnerDeclined,
-    /// Everything passed.
-    Pass,
-}
-
-impl Check {
-    /// Its name in verdict events and audit rows.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Check::Constitution => "constitution",
-            Check::Security => "security",
-            Check::Dangerous => "dangerous_operation",
-            Check::OwnerRules => "owner_rules",
-            Check::Confidence => "confidence",
-            Check::Parameters => "parameters",
-            Check::Consistency => "consistency",
-            Check::Authorization => "authorization",
-            Check::OwnerConfirmed => "owner_confirmed",
-            Check::OwnerDeclined => "owner_declined",
-            Check::Pass => "pass",
-        }
-    }
-}
-
-/// The guardian's verdict.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    /// ALLOW, CONFIRM, BLOCK or MODIFY.
-    pub action: GuardAction,
-    /// Which check decided.
-    pub check: Check,
-    /// Why, for people.
-    pub reason: String,
-    /// For CONFIRM: the question for the owner.
-    pub question: Option<String>,
-    /// For CONFIRM: the owner must confirm twice (high risk, everyone, big sums).
-    pub double: bool,
-    /// For MODIFY: the tool calls as corrected.
-    pub modified: Option<Vec<ToolCall>>,
-}
-
-impl Verdict {
-    pub(crate) fn new(action: GuardAction, check: Check, reason: impl Into<String>) -> Self {
-        Self {
-            action,
-            check,
-            reason: reason.into(),
-            question: None,
-            double: false,
-            modified: None,
-        }
-    }
-
-    /// What settles a CONFIRM: the owner's clear yes allows, anything else blocks.
-    pub fn owner_answered(yes: bool) -> Self {
-        if yes {
-            Self::new(
-                GuardAction::Allow,
-                Check::OwnerConfirmed,
-                "the owner confirmed",
-            )
-        } else {
-            Self::new(
-                GuardAction::Block,
-                Check::OwnerDeclined,
-                "the owner did not confirm (no, unclear, or no answer in time)",
-            )
-        }
-    }
-
-    fn confirm(check: Check, reason: impl Into<String>, question: String, double: bool) -> Self {
-        Self {
-            question: Some(question),
-            double,
-            ..Self::new(GuardAction::Confirm, check, reason)
-        }
-    }
-}
 
 fn contains_any<'a>(haystack: &str, needles: &'a [String]) -> Option<&'a String> {
     let hay = haystack.to_lowercase();
@@ -115,8 +16,44 @@ fn contains_any<'a>(haystack: &str, needles: &'a [String]) -> Option<&'a String>
         .find(|n| !n.trim().is_empty() && hay.contains(&n.to_lowercase()))
 }
 
-/// Judges `p` under `rules` at `now` (seconds since the epoch).
+/// Judges `p` under `rules` at `now` (seconds since the epoch), knowing nothing beyond it.
 pub fn judge(p: &Proposal, rules: &GuardRules, now: i64) -> Verdict {
+    judge_with(p, &Facts::default(), rules, now)
+}
+
+/// The values a call would send out: its parameters' values and the text it would say, but
+/// not the tool's name, the mind's reasoning or the task's title. A confidential word counts
+/// where it would be disclosed, not where the owner's task merely mentions it (an approved
+/// "password reminder" task may run).
+fn outgoing(p: &Proposal) -> String {
+    fn values(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| values(x, out)),
+            Value::Object(o) => o.iter().for_each(|(k, x)| {
+                out.push(k.clone());
+                values(x, out)
+            }),
+            Value::Number(n) => out.push(n.to_string()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match &p.shape {
+        Shape::Tool(calls) => calls.iter().for_each(|c| {
+            values(&Value::Object(c.parameters.clone()), &mut out);
+        }),
+        Shape::Text(t) => out.push(t.clone()),
+        Shape::Clarify { question, options } => {
+            out.push(question.clone());
+            out.extend(options.iter().cloned());
+        }
+    }
+    out.join("\n")
+}
+
+/// Judges `p`, also weighing what the caller knows the call would do (`facts`).
+pub fn judge_with(p: &Proposal, facts: &Facts, rules: &GuardRules, now: i64) -> Verdict {
     // 1. Constitution.
     if p.reasoning.trim().chars().count() < rules.constitution.min_reasoning_chars {
         return Verdict::new(
@@ -128,13 +65,16 @@ pub fn judge(p: &Proposal, rules: &GuardRules, now: i64) -> Verdict {
             ),
         );
     }
-    let all = format!("{}\n{}", p.reasoning, p.texts());
-    if let Some(phrase) = contains_any(&all, &rules.constitution.permission_phrases) {
+    // A mind deciding a permission shows in its own reasoning; the same words in a post
+    // (「駅からアクセスできる」) decide nothing. What a call would grant is the registry's
+    // business (change_permission is critical).
+    if let Some(phrase) = contains_any(&p.reasoning, &rules.constitution.permission_phrases) {
         return Verdict::new(
             GuardAction::Block,
             Check::Constitution,
-            format!("the mind tried to decide a permission (\"{phrase}\"); only the authorization gate does"),
-        );
+            "the mind tried to decide a permission; only the authorization gate does",
+        )
+        .with_detail(format!("its reasoning says \"{phrase}\""));
     }
     if !p.confidence.is_finite() || !(0.0..=1.0).contains(&p.confidence) {
         return Verdict::new(
@@ -143,51 +83,33 @@ pub fn judge(p: &Proposal, rules: &GuardRules, now: i64) -> Verdict {
             "confidence outside 0–1",
         );
     }
-    // 2. Security: NG and confidential patterns in anything that would go out.
+    // 2. Security: NG and confidential patterns in what would go out.
     let out = p.texts();
-    if let Some(w) = contains_any(&out, &rules.ng_patterns) {
+    let sent = outgoing(p);
+    if let Some(w) = contains_any(&sent, &rules.ng_patterns) {
+        return Verdict::new(GuardAction::Block, Check::Security, "an NG pattern matched")
+            .with_detail(format!("NG pattern \"{w}\""));
+    }
+    if let Some(w) = contains_any(&sent, &rules.confidential) {
         return Verdict::new(
             GuardAction::Block,
             Check::Security,
-            format!("NG pattern \"{w}\""),
-        );
+            "confidential matter must not go out",
+        )
+        .with_detail(format!("confidential pattern \"{w}\""));
     }
-    if let Some(w) = contains_any(&all, &rules.confidential) {
-        return Verdict::new(
-            GuardAction::Block,
-            Check::Security,
-            format!("confidential matter (\"{w}\") must not go out"),
-        );
-    }
-    // 3. Dangerous operations.
-    for call in p.tools() {
-        if let Some(d) = rules.dangerous.iter().find(|d| d.tool == call.tool) {
-            let reason =
-                format!("{} is a {:?} risk operation: {}", d.tool, d.risk, d.why).to_lowercase();
-            return match d.risk {
-                Risk::Critical => Verdict::new(GuardAction::Block, Check::Dangerous, reason),
-                Risk::High => Verdict::confirm(
-                    Check::Dangerous,
-                    reason,
-                    format!(
-                        "{} ({}). It cannot be undone. Are you sure?",
-                        call_line(call),
-                        d.why
-                    ),
-                    true,
-                ),
-                Risk::Medium => Verdict::confirm(
-                    Check::Dangerous,
-                    reason,
-                    format!("{} ({}). Go ahead?", call_line(call), d.why),
-                    false,
-                ),
-            };
-        }
+    // 3. Dangerous operations: the registry by tool and by what the skill performs, the
+    // skill's declared risk, and what the call's values would do; the strongest band decides.
+    if let Some(v) = dangerous(p, facts, rules) {
+        return v;
     }
     // 4. The owner's rules.
     for rule in &rules.owner_rules {
-        let by_tool = p.tools().iter().any(|c| rule.tools.contains(&c.tool));
+        let by_tool = p.tools().iter().any(|c| rule.tools.contains(&c.tool))
+            || facts
+                .performs
+                .as_ref()
+                .is_some_and(|a| rule.tools.contains(a));
         let by_word = contains_any(&out, &rule.words).is_some();
         if by_tool || by_word {
             let reason = format!("owner rule {} ({})", rule.id, rule.title);
@@ -207,41 +129,61 @@ pub fn judge(p: &Proposal, rules: &GuardRules, now: i64) -> Verdict {
         }
     }
     // 5. Confidence (only for what acts or speaks; a clarifying question is itself the cure).
-    if !matches!(p.shape, Shape::Clarify { .. }) {
-        let b = rules.bands;
-        let c = p.confidence;
-        if c < b.block_below {
-            return Verdict::new(
-                GuardAction::Block,
-                Check::Confidence,
-                format!(
-                    "confidence {c:.2} is below {:.2}: the mind does not know",
-                    b.block_below
-                ),
-            );
+    if let Shape::Clarify { question, options } = &p.shape {
+        let mut q = question.clone();
+        if !options.is_empty() {
+            q = format!("{q} ({})", options.join(" / "));
         }
-        if c < b.confirm_below {
-            let q = p.confirmation_question.clone().unwrap_or_else(|| {
-                format!(
-                    "I am not sure what you want: {}. Is that right?",
-                    p.summary()
-                )
-            });
-            return Verdict::confirm(
-                Check::Confidence,
-                format!("confidence {c:.2} is low"),
-                q,
-                false,
-            );
-        }
-        if c < b.light_confirm_below {
-            return Verdict::confirm(
-                Check::Confidence,
-                format!("confidence {c:.2} is below {:.2}", b.light_confirm_below),
-                format!("Just checking: {}?", p.summary()),
-                false,
-            );
-        }
+        return Verdict::confirm(
+            Check::Clarification,
+            "the mind asks the owner before acting",
+            q,
+            false,
+        );
+    }
+    let b = rules.bands;
+    let c = p.confidence;
+    if c < b.block_below {
+        return Verdict::new(
+            GuardAction::Block,
+            Check::Confidence,
+            format!(
+                "confidence {c:.2} is below {:.2}: the mind does not know",
+                b.block_below
+            ),
+        );
+    }
+    // The mind's own wish to confirm is honoured at any confidence.
+    if let Some(q) = p
+        .confirmation_question
+        .as_ref()
+        .filter(|q| !q.trim().is_empty())
+    {
+        return Verdict::confirm(
+            Check::Confidence,
+            "the mind asks for the owner's confirmation",
+            q.clone(),
+            false,
+        );
+    }
+    if c < b.confirm_below {
+        return Verdict::confirm(
+            Check::Confidence,
+            format!("confidence {c:.2} is low"),
+            format!(
+                "I am not sure what you want: {}. Is that right?",
+                p.summary()
+            ),
+            false,
+        );
+    }
+    if c < b.light_confirm_below {
+        return Verdict::confirm(
+            Check::Confidence,
+            format!("confidence {c:.2} is below {:.2}", b.light_confirm_below),
+            format!("Just checking: {}?", p.summary()),
+            false,
+        );
     }
     // 6. Parameters, 7. consistency.
     for call in p.tools() {
@@ -261,6 +203,89 @@ pub fn judge(p: &Proposal, rules: &GuardRules, now: i64) -> Verdict {
         };
     }
     Verdict::new(GuardAction::Allow, Check::Pass, "every check passed")
+}
+
+/// The dangerous band of `p` with `facts`, as a verdict, if it has one.
+fn dangerous(p: &Proposal, facts: &Facts, rules: &GuardRules) -> Option<Verdict> {
+    // (band, public reason, private detail, why for the owner)
+    let mut found: Vec<(Risk, String, Option<String>, String)> = Vec::new();
+    let named = p
+        .tools()
+        .iter()
+        .map(|c| c.tool.as_str())
+        .chain(facts.performs.as_deref());
+    for tool in named {
+        if let Some(d) = rules.dangerous.iter().find(|d| d.tool == tool) {
+            let reason = format!(
+                "{} is a {} risk operation: {}",
+                d.tool,
+                d.risk.as_str(),
+                d.why
+            );
+            found.push((d.risk, reason, None, d.why.clone()));
+        }
+    }
+    if let Some(risk) = facts.risk.filter(|r| *r != Risk::None) {
+        let tool = p.tools().first().map_or("the call", |c| c.tool.as_str());
+        found.push((
+            risk,
+            format!("{tool} declares risk {}", risk.as_str()),
+            None,
+            format!("the skill declares risk {}", risk.as_str()),
+        ));
+    }
+    for e in &facts.effects {
+        found.push((
+            e.risk(),
+            e.public(),
+            Some(e.private()),
+            format!("{}: {}", e.public(), e.private()),
+        ));
+    }
+    let top = found.iter().map(|f| f.0).max()?;
+    if top == Risk::None {
+        return None;
+    }
+    let at_top: Vec<&(Risk, String, Option<String>, String)> =
+        found.iter().filter(|f| f.0 == top).collect();
+    let reason = at_top
+        .iter()
+        .map(|f| f.1.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let details: Vec<&str> = found.iter().filter_map(|f| f.2.as_deref()).collect();
+    let whys = at_top
+        .iter()
+        .map(|f| f.3.as_str())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let line = p
+        .tools()
+        .iter()
+        .map(call_line)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let v = match top {
+        Risk::Critical => Verdict::new(GuardAction::Block, Check::Dangerous, reason),
+        Risk::High => Verdict::confirm(
+            Check::Dangerous,
+            reason,
+            format!("{line} ({whys}). It cannot be undone. Are you sure?"),
+            true,
+        ),
+        Risk::Medium => Verdict::confirm(
+            Check::Dangerous,
+            reason,
+            format!("{line} ({whys}). Go ahead?"),
+            false,
+        ),
+        Risk::None => return None,
+    };
+    Some(if details.is_empty() {
+        v
+    } else {
+        v.with_detail(details.join("; "))
+    })
 }
 
 fn call_line(call: &ToolCall) -> String {
@@ -290,20 +315,26 @@ fn parameters(call: &ToolCall, rules: &GuardRules, now: i64) -> Option<Verdict> 
     let params = &call.parameters;
     if let Some(amount) = params.get("amount").and_then(number) {
         if amount > l.amount_double_over {
-            return Some(Verdict::confirm(
-                Check::Parameters,
-                format!("amount {amount} is over {}", l.amount_double_over),
-                format!("The amount is {amount}. This is a very large sum: confirm twice."),
-                true,
-            ));
+            return Some(
+                Verdict::confirm(
+                    Check::Parameters,
+                    format!("the amount is over {}", l.amount_double_over),
+                    format!("The amount is {amount}. This is a very large sum: confirm twice."),
+                    true,
+                )
+                .with_detail(format!("amount {amount}")),
+            );
         }
         if amount > l.amount_confirm_over {
-            return Some(Verdict::confirm(
-                Check::Parameters,
-                format!("amount {amount} is over {}", l.amount_confirm_over),
-                format!("The amount is {amount}. Go ahead?"),
-                false,
-            ));
+            return Some(
+                Verdict::confirm(
+                    Check::Parameters,
+                    format!("the amount is over {}", l.amount_confirm_over),
+                    format!("The amount is {amount}. Go ahead?"),
+                    false,
+                )
+                .with_detail(format!("amount {amount}")),
+            );
         }
     }
     if let Some(r) = params.get("recipients") {
@@ -368,28 +399,37 @@ fn parameters(call: &ToolCall, rules: &GuardRules, now: i64) -> Option<Verdict> 
             continue;
         };
         let Some(at) = parse_date(s) else {
-            return Some(Verdict::confirm(
-                Check::Consistency,
-                format!("{key} {s:?} is not a date"),
-                format!("What date do you mean by {s:?}?"),
-                false,
-            ));
+            return Some(
+                Verdict::confirm(
+                    Check::Consistency,
+                    format!("{key} is not a date"),
+                    format!("What date do you mean by {s:?}?"),
+                    false,
+                )
+                .with_detail(format!("{key} = {s:?}")),
+            );
         };
         if at < now - 86_400 {
-            return Some(Verdict::confirm(
-                Check::Parameters,
-                format!("{key} {s} is in the past"),
-                format!("{s} is in the past. Is that right?"),
-                false,
-            ));
+            return Some(
+                Verdict::confirm(
+                    Check::Parameters,
+                    format!("{key} is in the past"),
+                    format!("{s} is in the past. Is that right?"),
+                    false,
+                )
+                .with_detail(format!("{key} = {s}")),
+            );
         }
         if at > now + l.far_future_days * 86_400 {
-            return Some(Verdict::confirm(
-                Check::Parameters,
-                format!("{key} {s} is far ahead"),
-                format!("{s} is quite far ahead. Is that right?"),
-                false,
-            ));
+            return Some(
+                Verdict::confirm(
+                    Check::Parameters,
+                    format!("{key} is far ahead"),
+                    format!("{s} is quite far ahead. Is that right?"),
+                    false,
+                )
+                .with_detail(format!("{key} = {s}")),
+            );
         }
     }
     None

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use nostr::PublicKey;
 use soul_kinds::{GuardAction, Roster};
 
-use super::{judge, Access, Check, Gate, GuardRules, Verdict};
+use super::{judge_with, Access, Check, Facts, Gate, GuardRules, Verdict};
 use crate::mind::{Proposal, Shape, Thought};
 
 /// The guardian's rules and the gate over the owner-signed roster, built once per host and
@@ -26,31 +26,54 @@ impl Guardian {
         }
     }
 
-    /// Judges `thought` for `actor` about to use `tool`: the guardian's ordered checks, then,
-    /// unless they blocked, the gate, which sees only who acts and which tool. A proposal that
-    /// is not a tool call acts on nothing and is blocked. Fails closed: the gate's denial
-    /// becomes a BLOCK.
+    /// Judges `thought` for `actor` about to use `tool`: see [`Guardian::decide_with`].
     pub fn decide(
         &self,
         thought: &Thought<Proposal>,
         tool: &str,
         actor: &PublicKey,
     ) -> (Verdict, Option<Access>) {
+        self.decide_with(thought, &[(tool, *actor)], &Facts::default())
+    }
+
+    /// Judges `thought`: the guardian's ordered checks (weighing `facts`, what the caller knows
+    /// the call would do), and the gate for every `(action, actor)` in `gated` — the tool, and
+    /// the action a skill performs, each for whoever answers for it. The gate sees only who
+    /// and which action, never the mind's words, and runs even when the guardian blocked, so
+    /// the audit says whether the actor could have done it at all (seed 003: a salary request
+    /// is DENIED). A proposal that says something instead of acting is blocked; a clarifying
+    /// question goes to the owner. Fails closed: any denial becomes a BLOCK.
+    pub fn decide_with(
+        &self,
+        thought: &Thought<Proposal>,
+        gated: &[(&str, PublicKey)],
+        facts: &Facts,
+    ) -> (Verdict, Option<Access>) {
         let mut verdict = match &thought.value.shape {
-            Shape::Tool(_) => judge(&thought.value, &self.rules, soul_karma::now_secs()),
-            _ => Verdict::new(
+            Shape::Tool(_) | Shape::Clarify { .. } => {
+                judge_with(&thought.value, facts, &self.rules, soul_karma::now_secs())
+            }
+            Shape::Text(_) => Verdict::new(
                 GuardAction::Block,
                 Check::Consistency,
-                format!("the mind proposed no action: {}", thought.value.summary()),
-            ),
+                "the mind proposed no action, only words",
+            )
+            .with_detail(thought.value.summary()),
         };
-        if verdict.action == GuardAction::Block {
-            return (verdict, None);
+        let mut access = None;
+        for (action, actor) in gated {
+            let a = self.gate.check(actor, action);
+            let denied = !a.allowed();
+            access = Some(a);
+            if denied {
+                break;
+            }
         }
-        let access = self.gate.check(actor, tool);
-        if let Access::Denied(why) = &access {
-            verdict = Verdict::new(GuardAction::Block, Check::Authorization, why.clone());
+        if let Some(Access::Denied(why)) = &access {
+            if verdict.action != GuardAction::Block {
+                verdict = Verdict::new(GuardAction::Block, Check::Authorization, why.clone());
+            }
         }
-        (verdict, Some(access))
+        (verdict, access)
     }
 }

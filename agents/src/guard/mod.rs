@@ -4,7 +4,8 @@
 //! # Layout
 //! - [`rules`]: `rules/guardian.yaml`, `rules/dangerous_operations.yaml`,
 //!   `rules/authorization.yaml` (each falls back to the shipped copy when absent).
-//! - [`check`]: [`judge`], the ordered checks, a pure function.
+//! - [`check`]: [`judge`], the ordered checks, a pure function; [`verdict`]: what it returns.
+//! - [`effects`]: what a call's values would do (paths outside, overwrites, deletions, hosts).
 //! - [`gate`]: [`Gate`], levels per pubkey and per action; never reads mind output.
 //! - [`guardian`]: [`Guardian`], both in one call, shared by every agent of a host.
 //! - [`confirm`]: reading the owner's answer; an unclear answer is a no.
@@ -16,16 +17,19 @@
 pub mod ask;
 pub mod check;
 pub mod confirm;
+pub mod effects;
 pub mod gate;
 pub mod guardian;
 pub mod rules;
+pub mod verdict;
 
 #[cfg(test)]
 mod tests;
 
-pub use ask::ask_owner;
-pub use check::{judge, Check, Verdict};
+pub use ask::{ask_clarification, ask_owner, ask_with_code, confirm_with_owner};
+pub use check::{judge, judge_with, Check, Verdict};
 pub use confirm::{read_answer, Answer, CONFIRM_TTL};
+pub use effects::{Effect, Facts};
 pub use gate::{Access, Gate};
 pub use guardian::Guardian;
-pub use rules::{AuthRules, GuardRules, RulesError};
+pub use rules::{AuthRules, GuardRules, Risk, RulesError};

@@ -5,16 +5,31 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-/// A dangerous operation's risk (`rules/dangerous_operations.yaml`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// A risk band (`rules/dangerous_operations.yaml`, a skill's `risk:`), weakest first so that
+/// the strongest of several is their `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Risk {
-    /// BLOCK.
-    Critical,
-    /// CONFIRM twice.
-    High,
+    /// Nothing to confirm.
+    None,
     /// CONFIRM.
     Medium,
+    /// CONFIRM twice.
+    High,
+    /// BLOCK.
+    Critical,
+}
+
+impl Risk {
+    /// Its name as written in YAML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Risk::None => "none",
+            Risk::Medium => "medium",
+            Risk::High => "high",
+            Risk::Critical => "critical",
+        }
+    }
 }
 
 /// One entry of the dangerous-operations registry.
@@ -27,6 +42,11 @@ pub struct Dangerous {
     pub risk: Risk,
     /// Why, said to the owner.
     pub why: String,
+    /// Phrases of a request that asks for this operation ("田中さんの給与を教えて" asks for
+    /// `view_salary_info`): how an approved task is mapped onto what its execution would do,
+    /// so the registry and the gate judge that action and not a harmless-sounding plan.
+    #[serde(default)]
+    pub asks: Vec<String>,
 }
 
 /// What an owner rule does when it matches.
@@ -203,6 +223,22 @@ impl GuardRules {
             bands: b,
             limits: g.parameters,
         })
+    }
+}
+
+impl GuardRules {
+    /// The strongest operation a request's `text` asks for, by the registry's `asks` phrases
+    /// (case-insensitive).
+    pub fn asked(&self, text: &str) -> Option<&Dangerous> {
+        let text = text.to_lowercase();
+        self.dangerous
+            .iter()
+            .filter(|d| {
+                d.asks
+                    .iter()
+                    .any(|a| !a.trim().is_empty() && text.contains(&a.to_lowercase()))
+            })
+            .max_by_key(|d| d.risk)
     }
 }
 

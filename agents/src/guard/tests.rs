@@ -40,7 +40,7 @@ fn guardian_table() {
     #[rustfmt::skip]
     let table: Vec<(&str, Proposal, GuardAction, Check, bool)> = vec![
         // Seed 003 §4.8.3: a salary request is refused ...
-        ("salary", tool("view_salary_info", json!({"target": "tanaka"}), "the user wants to know Tanaka's salary", 0.95), Block, Check::Security, false),
+        ("salary", tool("view_salary_info", json!({"target": "tanaka"}), "the user wants to know Tanaka's salary", 0.95), Block, Check::Dangerous, false),
         ("給与", text("田中さんの給与は…", "田中さんの給与を知りたいという意図と理解した", 0.9), Block, Check::Security, false),
         // ... "send to everyone" asks, twice ...
         ("send to all", tool("send_to_all", json!({"message": "meeting at 3"}), "the owner wants everyone to get the message", 0.9), Confirm, Check::Dangerous, true),
@@ -71,7 +71,15 @@ fn guardian_table() {
         ("bad date", tool("record_plan", json!({"due": "someday"}), WHY, 0.9), Confirm, Check::Consistency, false),
         ("good date", tool("record_plan", json!({"due": "2026-02-01"}), WHY, 0.9), Allow, Check::Pass, false),
         ("fixable", tool("send_message", json!({"recipients": ["a", "a"], "priority": "High"}), WHY, 0.9), Modify, Check::Consistency, false),
-        ("clarify at low confidence", Proposal { shape: Shape::Clarify { question: "Which photos?".into(), options: vec![] }, reasoning: WHY.into(), confidence: 0.2, confirmation_question: None }, Allow, Check::Pass, false),
+        ("clarify at low confidence", Proposal { shape: Shape::Clarify { question: "Which photos?".into(), options: vec![] }, reasoning: WHY.into(), confidence: 0.2, confirmation_question: None }, Confirm, Check::Clarification, false),
+        // Issue 13: the mind's own wish to confirm counts at any confidence ...
+        ("mind asks at 0.95", Proposal { confirmation_question: Some("Only the 2025 photos?".into()), ..tool("record_plan", json!({}), WHY, 0.95) }, Confirm, Check::Confidence, false),
+        // ... and an ordinary word is not a disclosure or a grant: a task about a password
+        // reminder may run, a post may say a place is reachable from the station ...
+        ("password reminder task", tool("record_plan", json!({}), "The brains approved \"Set up a password reminder for the family\"", 0.9), Allow, Check::Pass, false),
+        ("駅からアクセスできる", tool("post_note", json!({"text": "カフェは駅からアクセスできるよ"}), "the reviewer approved this draft and its time has come", 1.0), Allow, Check::Pass, false),
+        // ... while a password that would go out, or a salary in a reply, is still stopped.
+        ("password sent", tool("send_message", json!({"text": "the wifi password is hunter2"}), WHY, 0.9), Block, Check::Security, false),
         ("plain reply", text("The backup is done.", WHY, 0.8), Allow, Check::Pass, false),
     ];
     for (name, proposal, action, check, double) in table {
@@ -172,5 +180,250 @@ fn shipped_rules_load_and_bad_ones_name_the_file() {
     assert!(
         AuthRules::load(Some(dir.path())).is_ok(),
         "absent files fall back to the shipped ones"
+    );
+}
+
+fn facts(risk: Option<Risk>, performs: Option<&str>, effects: Vec<Effect>) -> Facts {
+    Facts {
+        risk,
+        performs: performs.map(str::to_owned),
+        effects,
+    }
+}
+
+/// What a call does weighs more than its name: a skill's declared risk, the action it
+/// performs and its values' effects put it in the dangerous bands.
+#[test]
+fn facts_table() {
+    use GuardAction::*;
+    let rules = GuardRules::load(None).unwrap();
+    let outside = Effect::Outside {
+        param: "out".into(),
+        resolved: "/town/workspace/notes.txt".into(),
+    };
+    let overwrites = Effect::Overwrites {
+        param: "out".into(),
+        resolved: "/town/workspace/notes.txt".into(),
+    };
+    #[rustfmt::skip]
+    let table: Vec<(&str, Facts, GuardAction, Check, bool)> = vec![
+        ("risk none", facts(Some(Risk::None), None, vec![]), Allow, Check::Pass, false),
+        ("risk medium", facts(Some(Risk::Medium), None, vec![]), Confirm, Check::Dangerous, false),
+        ("risk high", facts(Some(Risk::High), None, vec![]), Confirm, Check::Dangerous, true),
+        ("risk critical", facts(Some(Risk::Critical), None, vec![]), Block, Check::Dangerous, false),
+        ("performs delete_files", facts(Some(Risk::None), Some("delete_files"), vec![]), Confirm, Check::Dangerous, true),
+        ("performs view_salary_info", facts(None, Some("view_salary_info"), vec![]), Block, Check::Dangerous, false),
+        ("performs purchase: owner rule", facts(None, Some("purchase"), vec![]), Confirm, Check::OwnerRules, false),
+        ("writes outside", facts(Some(Risk::None), None, vec![outside.clone()]), Confirm, Check::Dangerous, false),
+        ("outside and overwrites", facts(Some(Risk::Medium), None, vec![outside.clone(), overwrites.clone()]), Confirm, Check::Dangerous, false),
+        ("deletes", facts(None, None, vec![Effect::Deletes { param: "file".into() }]), Confirm, Check::Dangerous, true),
+        ("the strongest wins", facts(Some(Risk::Critical), Some("delete_files"), vec![outside.clone()]), Block, Check::Dangerous, false),
+    ];
+    for (name, f, action, check, double) in table {
+        let p = tool(
+            "fetch",
+            json!({"url": "https://example.org/x", "out": "../workspace/notes.txt"}),
+            WHY,
+            1.0,
+        );
+        let v = judge_with(&p, &f, &rules, NOW);
+        assert_eq!(
+            (v.action, v.check, v.double),
+            (action, check, double),
+            "{name}: {v:?}"
+        );
+        // The public reason names what the call does, never the values behind it.
+        assert!(
+            !v.reason.contains("notes.txt") && !v.reason.contains("example.org"),
+            "{name}: {}",
+            v.reason
+        );
+    }
+    let v = judge_with(
+        &tool("fetch", json!({"out": "../workspace/notes.txt"}), WHY, 1.0),
+        &facts(Some(Risk::Medium), None, vec![outside, overwrites]),
+        &rules,
+        NOW,
+    );
+    assert!(
+        v.reason.contains("outside the skill's folder") && v.reason.contains("overwrite"),
+        "{}",
+        v.reason
+    );
+    assert!(
+        v.detail
+            .as_deref()
+            .is_some_and(|d| d.contains("/town/workspace/notes.txt")),
+        "{v:?}"
+    );
+    assert!(
+        v.question
+            .as_deref()
+            .is_some_and(|q| q.contains("../workspace/notes.txt")),
+        "{v:?}"
+    );
+}
+
+/// Issue 20: a public verdict never quotes an amount, a date or a matched secret; the audit
+/// row's reason (with its detail) keeps them.
+#[test]
+fn public_reasons_carry_no_values() {
+    let rules = GuardRules::load(None).unwrap();
+    for (p, secret) in [
+        (
+            tool("transfer", json!({"amount": 2345678}), WHY, 0.9),
+            "2345678",
+        ),
+        (
+            tool("transfer", json!({"amount": "234,567"}), WHY, 0.9),
+            "234567",
+        ),
+        (
+            tool("record_plan", json!({"due": "2019-03-04"}), WHY, 0.9),
+            "2019-03-04",
+        ),
+        (
+            tool("record_plan", json!({"due": "next blue moon"}), WHY, 0.9),
+            "blue moon",
+        ),
+        (tool("run", json!({"file": "nsec1abc"}), WHY, 0.9), "nsec1"),
+        (text("you idiot", WHY, 0.9), "idiot"),
+    ] {
+        let v = judge(&p, &rules, NOW);
+        assert!(
+            !v.reason.contains(secret),
+            "public reason leaks {secret}: {}",
+            v.reason
+        );
+        assert!(
+            v.full_reason().contains(secret),
+            "the audit keeps {secret}: {v:?}"
+        );
+    }
+}
+
+#[test]
+fn weighing_finds_what_a_call_does() {
+    use std::collections::BTreeMap;
+    let wd = std::path::Path::new("/town/downloads");
+    let named = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    };
+    let fetch = Some("curl -sS --fail -o {{out}} {{url}}");
+    let exists = |p: &std::path::Path| p == std::path::Path::new("/town/workspace/notes.txt");
+    // Issue 20's probe: out=../workspace/notes.txt points outside and overwrites.
+    let e = effects::weigh(
+        fetch,
+        wd,
+        &named(&[("out", "../workspace/notes.txt")]),
+        &[],
+        true,
+        exists,
+    );
+    assert!(
+        matches!(&e[..], [Effect::Outside { param, .. }, Effect::Overwrites { .. }] if param == "out"),
+        "{e:?}"
+    );
+    // A plain fetch into its own folder: only the host it reaches.
+    let e = effects::weigh(
+        fetch,
+        wd,
+        &named(&[("out", "page.html"), ("url", "https://example.org/")]),
+        &[],
+        true,
+        exists,
+    );
+    assert_eq!(
+        e,
+        vec![Effect::Reaches {
+            param: "url".into(),
+            host: "example.org".into()
+        }]
+    );
+    // Other aliases of outside: absolute, home, a detour through a subfolder.
+    for v in [
+        "/etc/passwd",
+        "~/.ssh/id_ed25519",
+        "sub/../../workspace/x",
+        "./../x",
+    ] {
+        let e = effects::weigh(
+            Some("cat {{file}}"),
+            wd,
+            &named(&[("file", v)]),
+            &[],
+            true,
+            |_| false,
+        );
+        assert!(matches!(&e[..], [Effect::Outside { .. }]), "{v}: {e:?}");
+    }
+    // Inside stays quiet, whatever the spelling.
+    for v in [".", "a/b/../c.txt", "./x"] {
+        let e = effects::weigh(
+            Some("ls -la {{path}}"),
+            wd,
+            &named(&[("path", v)]),
+            &[],
+            true,
+            |_| true,
+        );
+        assert!(e.is_empty(), "{v}: {e:?}");
+    }
+    // A deleting program deletes what it is given; cp writes its last argument.
+    let e = effects::weigh(
+        Some("rm -f {{file}}"),
+        wd,
+        &named(&[("file", "old.txt")]),
+        &[],
+        true,
+        |_| false,
+    );
+    assert_eq!(
+        e,
+        vec![Effect::Deletes {
+            param: "file".into()
+        }]
+    );
+    let e = effects::weigh(
+        Some("cp {{from}} {{to}}"),
+        wd,
+        &named(&[("from", "a"), ("to", "b")]),
+        &[],
+        true,
+        |p| p.ends_with("b"),
+    );
+    assert!(
+        matches!(&e[..], [Effect::Overwrites { param, .. }] if param == "to"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_double_confirmation_has_two_codes() {
+    let subject = "0123456789abcdef0123456789abcdef";
+    let first = confirm::code_for(subject);
+    let second = ask::second_code(subject);
+    assert_eq!(first, "012345");
+    assert_ne!(first, second);
+    assert_eq!(second.len(), 6);
+    // A subject that repeats itself still gets a second code of its own.
+    assert_ne!(ask::second_code("aaaaaaaaaaaaaaaaaaaa"), "aaaaaa");
+}
+
+/// Red team: a path passed positionally is weighed like a named one (`run checksum
+/// ../keys/owner.nsec` binds to `file`).
+#[test]
+fn positional_values_are_weighed_by_the_parameter_they_fill() {
+    let yaml = "name: checksum\ndescription: x\nparameters:\n  - {name: file, type: string, required: true}\ncommand: sha256sum {{file}}\nrisk: none\n";
+    let sk: crate::roles::executor::skill::Skill = serde_yaml_ng::from_str(yaml).unwrap();
+    let bound = sk.bind(&Default::default(), &["../keys/owner.nsec".to_owned()]);
+    let wd = std::path::Path::new("/town/workspace");
+    let e = effects::weigh(sk.command.as_deref(), wd, &bound, &[], false, |_| true);
+    assert!(
+        matches!(&e[..], [Effect::Outside { param, resolved }] if param == "file" && resolved == "/town/keys/owner.nsec"),
+        "{e:?}"
     );
 }

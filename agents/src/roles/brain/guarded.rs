@@ -41,6 +41,12 @@ type Answers = HashMap<(PublicKey, EventId), Option<Answer>>;
 
 static PENDING: LazyLock<Mutex<Answers>> = LazyLock::new(Default::default);
 
+/// Clarifications awaited, per (triceratops, decision): `None` while waiting, then the owner's
+/// answer (`Some("")` for none in time). The answer resumes the proposal.
+type Clarified = HashMap<(PublicKey, EventId), Option<String>>;
+
+static CLARIFY: LazyLock<Mutex<Clarified>> = LazyLock::new(Default::default);
+
 /// Decides whether the execution of `state`'s decision may run.
 pub(super) async fn pass(
     ctx: &Ctx<'_>,
@@ -49,6 +55,30 @@ pub(super) async fn pass(
 ) -> Result<Pass, LinkError> {
     let me = ctx.me.keys.public_key();
     let key = (me, decision);
+    // A clarifying question is with the owner, or answered: the answer resumes the proposal.
+    let clarified = CLARIFY
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .cloned();
+    match clarified {
+        Some(None) => return Ok(Pass::Wait),
+        Some(Some(answer)) => {
+            CLARIFY
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&key);
+            if answer.is_empty() {
+                let (thought, _) = propose(ctx, state, None).await;
+                let verdict = Verdict::owner_answered(false);
+                let why = verdict.reason.clone();
+                record(ctx, state, decision, &thought, &verdict, None, why.clone()).await;
+                return Ok(Pass::Stop(why));
+            }
+            return judge(ctx, state, decision, Some(&answer)).await;
+        }
+        None => {}
+    }
     // Still waiting for the owner: nothing to look up. Without this every loop of triceratops
     // fetched one verdict per task awaiting an answer, and its votes slowed as those piled up.
     let waiting = matches!(
@@ -90,17 +120,9 @@ pub(super) async fn pass(
                         .remove(&key);
                     let yes = a == Answer::Yes;
                     let verdict = Verdict::owner_answered(yes);
-                    let (thought, _) = propose(ctx, state).await;
-                    record(
-                        ctx,
-                        state,
-                        decision,
-                        &thought,
-                        &verdict,
-                        None,
-                        v.reason.clone(),
-                    )
-                    .await;
+                    let reason = v.reason.clone();
+                    let (thought, _) = propose(ctx, state, None).await;
+                    record(ctx, state, decision, &thought, &verdict, None, reason).await;
                     Ok(if yes {
                         Pass::Go
                     } else {
@@ -108,21 +130,57 @@ pub(super) async fn pass(
                     })
                 }
                 None => {
-                    // Restarted while the owner was being asked: ask again.
-                    ask(ctx, decision, v.reason);
+                    // Restarted while the owner was being asked: ask again, as often as the
+                    // verdict needs (the event says why, not how many yeses; judging again
+                    // says that, and the built-in proposal is the same as before).
+                    let (thought, tool) = propose(ctx, state, None).await;
+                    let (again, _) = ctx.setup.guardian.decide(&thought, &tool, &me);
+                    if again.check == guard::Check::Clarification {
+                        let q = again.question.unwrap_or(again.reason);
+                        clarify(ctx, decision, format!("\"{}\": {q}", state.task.title));
+                        return Ok(Pass::Wait);
+                    }
+                    let q = again.question.unwrap_or(v.reason);
+                    ask(
+                        ctx,
+                        decision,
+                        format!("\"{}\": {q}", state.task.title),
+                        again.double,
+                    );
                     Ok(Pass::Wait)
                 }
             }
         }
-        None => judge(ctx, state, decision).await,
+        None => judge(ctx, state, decision, None).await,
     }
 }
 
-async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pass, LinkError> {
+/// Proposes and judges the execution; `answer` is the owner's answer to the mind's clarifying
+/// question, when the proposal resumes after one.
+async fn judge(
+    ctx: &Ctx<'_>,
+    state: &TaskState,
+    decision: EventId,
+    answer: Option<&str>,
+) -> Result<Pass, LinkError> {
     let started = Instant::now();
-    let (thought, tool) = propose(ctx, state).await;
+    let (thought, tool) = propose(ctx, state, answer).await;
     let actor = ctx.me.keys.public_key();
-    let (mut verdict, access) = ctx.setup.guardian.decide(&thought, &tool, &actor);
+    // Triceratops may execute decisions; an operation the task asks for (a salary, a message
+    // to everyone) needs the level of whoever asked, read from the task's signature: the
+    // owner for an owner-signed task, the relaying brain otherwise (DESIGN §12).
+    let asked = ctx.setup.minds.guard.asked(&request_text(state));
+    let gated: Vec<(&str, PublicKey)> = match asked {
+        Some(op) => {
+            let origin = task_author(ctx, state).await.unwrap_or(actor);
+            vec![("execute_decision", actor), (op.tool.as_str(), origin)]
+        }
+        None => vec![(tool.as_str(), actor)],
+    };
+    let (mut verdict, access) =
+        ctx.setup
+            .guardian
+            .decide_with(&thought, &gated, &guard::Facts::default());
     // Origin of work (DESIGN §12): a restart for a task the owner did not sign asks first.
     if let Some(asked) = super::origin::question(ctx, state, &tool, &verdict).await {
         verdict = asked;
@@ -150,19 +208,69 @@ async fn judge(ctx: &Ctx<'_>, state: &TaskState, decision: EventId) -> Result<Pa
     Ok(match verdict.action {
         GuardAction::Allow | GuardAction::Modify => Pass::Go,
         GuardAction::Block => Pass::Stop(verdict.reason),
+        GuardAction::Confirm if verdict.check == guard::Check::Clarification => {
+            let q = verdict.question.unwrap_or(verdict.reason);
+            clarify(ctx, decision, format!("\"{}\": {q}", state.task.title));
+            Pass::Wait
+        }
         GuardAction::Confirm => {
-            let mut q = verdict.question.unwrap_or(verdict.reason);
-            if verdict.double {
-                q = format!("{q}\n(This needs a second, explicit yes: it cannot be undone.)");
-            }
-            ask(ctx, decision, format!("\"{}\": {q}", state.task.title));
+            let q = verdict.question.unwrap_or(verdict.reason);
+            ask(
+                ctx,
+                decision,
+                format!("\"{}\": {q}", state.task.title),
+                verdict.double,
+            );
             Pass::Wait
         }
     })
 }
 
-/// Starts asking the owner in the background.
-fn ask(ctx: &Ctx<'_>, decision: EventId, question: String) {
+/// What the task asks, as the registry's `asks` phrases are matched against.
+fn request_text(state: &TaskState) -> String {
+    format!("{}\n{}", state.task.title, state.task.description)
+}
+
+/// Who signed the task, as the relay holds it; `None` when it cannot be read (the caller then
+/// gates triceratops itself, which holds less than the owner: fails closed).
+async fn task_author(ctx: &Ctx<'_>, state: &TaskState) -> Option<PublicKey> {
+    let events = ctx
+        .link
+        .fetch(Filter::new().id(state.task_id).kind(SoulKind::Task.kind()))
+        .await
+        .ok()?;
+    events
+        .into_iter()
+        .find(|e| e.id == state.task_id)
+        .map(|e| e.pubkey)
+}
+
+/// Starts asking the owner the mind's clarifying question in the background.
+fn clarify(ctx: &Ctx<'_>, decision: EventId, question: String) {
+    let key = (ctx.me.keys.public_key(), decision);
+    CLARIFY
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, None);
+    let (relay, keys, owner) = (
+        ctx.setup.relay_url.clone(),
+        ctx.me.keys.clone(),
+        ctx.setup.owner,
+    );
+    let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
+    tokio::spawn(async move {
+        let answer =
+            guard::ask_clarification(&relay, &keys, owner, &decision.to_hex(), &question, ttl)
+                .await;
+        CLARIFY
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, Some(answer.unwrap_or_default()));
+    });
+}
+
+/// Starts asking the owner in the background (twice, each with its own code, when `double`).
+fn ask(ctx: &Ctx<'_>, decision: EventId, question: String, double: bool) {
     let key = (ctx.me.keys.public_key(), decision);
     PENDING
         .lock()
@@ -175,8 +283,16 @@ fn ask(ctx: &Ctx<'_>, decision: EventId, question: String) {
     );
     let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
     tokio::spawn(async move {
-        let answer =
-            guard::ask_owner(&relay, &keys, owner, &decision.to_hex(), &question, ttl).await;
+        let answer = guard::confirm_with_owner(
+            &relay,
+            &keys,
+            owner,
+            &decision.to_hex(),
+            &question,
+            double,
+            ttl,
+        )
+        .await;
         PENDING
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -253,7 +369,11 @@ fn counted(state: &TaskState) -> Vec<(BrainName, Opinion)> {
 }
 
 /// The execution proposal: the built-in one, or the model's if it gives a valid one.
-async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String) {
+async fn propose(
+    ctx: &Ctx<'_>,
+    state: &TaskState,
+    answer: Option<&str>,
+) -> (Thought<Proposal>, String) {
     let (tool, description, mut params) = if let Some(service) =
         restart::service_named(&state.task.title, &ctx.setup.restart_allowlist)
     {
@@ -262,6 +382,11 @@ async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String
             "ask for the service's restart through the two-step protocol",
             json!({"service": service}),
         )
+    } else if let Some(op) = ctx.setup.minds.guard.asked(&request_text(state)) {
+        // The task asks for an operation of the registry (a salary, a message to everyone):
+        // that is what its execution would do, so that is what the guardian and the gate
+        // judge (seed 003 §4.8.3), whatever plan or skill would carry it out.
+        (op.tool.as_str(), op.why.as_str(), json!({}))
     } else if ctx.setup.executor.plan(&state.task).is_some() {
         (
             "run_skill",
@@ -311,6 +436,11 @@ async fn propose(ctx: &Ctx<'_>, state: &TaskState) -> (Thought<Proposal>, String
             o.proposed_approach
         )
     }));
+    if let Some(a) = answer {
+        // The owner's words are data for the mind, never a decision: the guardian judges
+        // whatever it proposes next.
+        context.push(format!("the owner answered your question: {a}"));
+    }
     let lessons = crate::mind::lessons_for(&ctx.setup.minds.karma, &state.task).await;
     let ask = ActAsk {
         agent: &ctx.me.name,

@@ -49,6 +49,7 @@ pub(super) async fn question(
         action: GuardAction::Confirm,
         check: Check::Authorization,
         reason: format!("the task was not signed by the owner: it was {whence}"),
+        detail: None,
         question: Some(format!(
             "The brains decided a restart for a task you did not sign: it was {whence}. Was this your wish?"
         )),

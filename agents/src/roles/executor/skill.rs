@@ -11,6 +11,8 @@
 //!   - {name: file, type: string, required: true, description: the file}
 //! command: sha256sum {{file}}    # or `prompt:` for a model
 //! network: [example.com, "api.example.com:8443"]  # hosts it may reach; none: no network
+//! risk: none                     # none | medium | high | critical (the guardian's band)
+//! performs: delete_files         # optional: the rules/authorization.yaml action it performs
 //! ```
 //! A command is split at whitespace into the program and its arguments first, and `{{var}}` is
 //! substituted inside each argument afterwards, so a value never becomes two arguments and is
@@ -97,6 +99,14 @@ pub struct Skill {
     /// 443 and 80), checked entry by entry as the file is read. None: no network at all.
     #[serde(default)]
     pub network: soul_sandbox::Allowlist,
+    /// How risky a run is: `none`, `medium` (the owner's yes), `high` (two yeses), `critical`
+    /// (never run). Absent: see [`Skill::risk_for`].
+    #[serde(default)]
+    pub risk: Option<crate::guard::Risk>,
+    /// The action of `rules/authorization.yaml` a run performs (e.g. `delete_files`), if more
+    /// than `run_skill`: the gate checks its level too, and the guardian its band.
+    #[serde(default)]
+    pub performs: Option<String>,
 }
 
 /// A folder a skill declares: mounted in its runs with at most `access`.
@@ -212,6 +222,13 @@ impl Skill {
                 check_value(p, &d).map_err(|e| format!("parameters[{i}].default: {e}"))?;
             }
         }
+        if let Some(a) = &self.performs {
+            if a.is_empty() || !a.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                return Err(format!(
+                    "performs {a:?}: name an action of rules/authorization.yaml (a-z and _), e.g. delete_files"
+                ));
+            }
+        }
         for var in variables(template) {
             if !self.parameters.iter().any(|p| p.name == var) {
                 return Err(format!(
@@ -220,6 +237,38 @@ impl Skill {
             }
         }
         Ok(())
+    }
+
+    /// The risk the guardian weighs for a run: the declared one; without a declaration,
+    /// `medium` when the run can reach the network (its folder's policy allows it), else
+    /// `none`. A skill that writes outside its folder or overwrites is weighed per call by the
+    /// guardian whatever its risk, so the default need not guess at that.
+    pub fn risk_for(&self, networked: bool) -> crate::guard::Risk {
+        match self.risk {
+            Some(r) => r,
+            // A run that reaches the network asks the owner unless its skill says otherwise.
+            None if networked => crate::guard::Risk::Medium,
+            None => crate::guard::Risk::None,
+        }
+    }
+
+    /// `named` with the `positional` values bound to the parameters they fill, in order, as
+    /// [`Skill::argv`] binds them (defaults are not added: the caller did not choose them).
+    pub fn bind(
+        &self,
+        named: &BTreeMap<String, String>,
+        positional: &[String],
+    ) -> BTreeMap<String, String> {
+        let mut out = named.clone();
+        let mut rest = positional.iter();
+        for p in &self.parameters {
+            if !named.contains_key(&p.name) {
+                if let Some(v) = rest.next() {
+                    out.insert(p.name.clone(), v.clone());
+                }
+            }
+        }
+        out
     }
 
     /// The argument vector for `named` and `positional` arguments: types, enums, required

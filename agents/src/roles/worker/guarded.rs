@@ -7,20 +7,32 @@
 //! deletions); CONFIRM asks the owner by DM; one verdict event (4370) and one audit row record
 //! each verdict. `status` only reads, and is not judged.
 //!
+//! A run is weighed by what it does, not by its skill's name: the skill's declared `risk:`
+//! (a networked skill without one counts as medium), the action it `performs:` (the gate
+//! checks the sender's level for it, the guardian its band), and the call's values (a path
+//! outside the skill's folder, an existing file overwritten, a deletion, a URL). CONFIRM asks
+//! the owner, twice with two codes for a double one; MODIFY runs the corrected values and the
+//! reply says what changed; the audit row of the verdict that let a run go is completed with
+//! its outcome after it ran.
+//!
 //! The command came end-to-end encrypted, so the public verdict event names the tool only,
-//! never its parameters; the local audit row keeps them.
+//! never its parameters or the values behind a reason; the local audit row keeps them.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
-use nostr::PublicKey;
+use nostr::{EventId, PublicKey};
 use serde_json::{Map, Value};
 use soul_kinds::GuardAction;
 
+use super::reply::Reply;
+use super::state::Current;
 use crate::audit::{self, Decision};
 use crate::dm::Message;
-use crate::guard::{self, Access, Answer, Verdict};
+use crate::guard::{self, effects, Access, Answer, Facts, Verdict};
 use crate::host::Identity;
 use crate::mind::{Proposal, Thought};
+use crate::roles::executor::{self, skill, Executor};
 use crate::roles::RoleCtx;
 
 /// The gate's action for a skill run: the worker itself must be allowed to run skills.
@@ -30,10 +42,21 @@ pub const COMMAND_WORKER: &str = "command_worker";
 
 /// What the guardian lets the command do.
 pub enum Pass {
-    /// Carry it out.
-    Go,
+    /// Carry it out, as approved.
+    Go(Approved),
     /// Do not; why.
     Stop(String),
+}
+
+/// What a verdict that lets a command go says about how.
+#[derive(Debug, Default)]
+pub struct Approved {
+    /// The verdict event whose audit row the outcome completes.
+    pub verdict: Option<EventId>,
+    /// MODIFY: the parameters to run with instead of the ones sent.
+    pub modified: Option<Map<String, Value>>,
+    /// MODIFY: what changed, said to the sender.
+    pub changed: Option<String>,
 }
 
 /// A command as the guardian and the gate see it.
@@ -49,6 +72,10 @@ pub struct Guarded {
     pub action: &'static str,
     /// Whom the gate checks for it: the worker for a run, the sender for a command.
     pub actor: PublicKey,
+    /// What the caller knows the call does (a run's skill risk, performed action, effects).
+    pub facts: Facts,
+    /// Whoever answers for the performed action (the sender of a run).
+    pub sender: PublicKey,
 }
 
 /// The command as a proposal: made by fixed code from the command, not by a mind.
@@ -70,13 +97,50 @@ fn proposal(m: &Message, g: &Guarded, from_owner: bool) -> Thought<Proposal> {
     )
 }
 
-/// A `run` of `skill`: the worker runs it, so the gate checks the worker.
+/// A `run` of `skill` sent by `sender`: the worker runs it, so the gate checks the worker for
+/// `run_skill`, and the sender for the action the skill performs. `Err` when the skill cannot
+/// be read: nothing is judged (or run) blind.
 pub fn run(
+    ctx: &RoleCtx,
     me: &Identity,
-    skill: &str,
-    named: &std::collections::BTreeMap<String, String>,
+    sender: PublicKey,
+    name: &str,
+    named: &BTreeMap<String, String>,
     positional: &[String],
-) -> Guarded {
+) -> Result<Guarded, String> {
+    let town =
+        std::path::absolute(&ctx.options.town_dir).unwrap_or_else(|_| ctx.options.town_dir.clone());
+    let skills = skill::load_all(&town.join(executor::SKILLS_DIR))?;
+    let Some(sk) = skills.get(name) else {
+        let known: Vec<&str> = skills.keys().map(String::as_str).collect();
+        return Err(format!(
+            "no skill {name:?}; the skills are {}",
+            known.join(", ")
+        ));
+    };
+    let workdir = town.join(&sk.workdir);
+    // A run has a network only when its skill names hosts and the folder policy of its working
+    // folder allows the network; a policy that does not load counts as allowing it (the safer
+    // band), and the run itself will refuse.
+    let networked = !sk.network.is_empty()
+        && soul_sandbox::Sandbox::load(&town).map_or(true, |s| {
+            s.policies()
+                .governing(&workdir)
+                .is_some_and(|p| p.network == soul_sandbox::policy::Network::Allow)
+        });
+    let bound = sk.bind(named, positional);
+    let facts = Facts {
+        risk: Some(sk.risk_for(networked)),
+        performs: sk.performs.clone(),
+        effects: effects::weigh(
+            sk.command.as_deref(),
+            &workdir,
+            &bound,
+            &[],
+            networked,
+            |p| p.exists(),
+        ),
+    };
     let mut parameters: Map<String, Value> = named
         .iter()
         .map(|(k, v)| (k.clone(), Value::String(v.clone())))
@@ -84,13 +148,15 @@ pub fn run(
     if !positional.is_empty() {
         parameters.insert("args".into(), serde_json::json!(positional));
     }
-    Guarded {
-        tool: skill.to_owned(),
-        said: format!("run {skill}"),
+    Ok(Guarded {
+        tool: name.to_owned(),
+        said: format!("run {name}"),
         parameters,
         action: RUN_SKILL,
         actor: me.keys.public_key(),
-    }
+        facts,
+        sender,
+    })
 }
 
 /// A control command (`pause`, `resume`, `restart`, `adjust_params`) from `sender`: the gate
@@ -102,19 +168,25 @@ pub fn control(word: &str, parameters: Map<String, Value>, sender: PublicKey) ->
         parameters,
         action: COMMAND_WORKER,
         actor: sender,
+        facts: Facts::default(),
+        sender,
     }
 }
 
 /// Judges the command `m` carries; asks the owner when the guardian says CONFIRM (and waits,
-/// up to 10 minutes of town time), and records every verdict.
+/// up to 10 minutes of town time; twice for a double CONFIRM), and records every verdict.
 pub async fn judge(ctx: &RoleCtx, me: &Identity, m: &Message, g: &Guarded) -> Pass {
     let started = Instant::now();
     let owner = ctx.options.roster.owner;
     let thought = proposal(m, g, m.sender == owner);
-    let (verdict, access) = ctx.guardian.decide(&thought, g.action, &g.actor);
-    tracing::info!(worker = %me.name, command = %g.said, action = verdict.action.as_str(), check = verdict.check.as_str(), "guardian verdict on a command");
+    let mut gated = vec![(g.action, g.actor)];
+    if let Some(a) = &g.facts.performs {
+        gated.push((a.as_str(), g.sender));
+    }
+    let (verdict, access) = ctx.guardian.decide_with(&thought, &gated, &g.facts);
+    tracing::info!(worker = %me.name, command = %g.said, action = verdict.action.as_str(), check = verdict.check.as_str(), double = verdict.double, "guardian verdict on a command");
     let said = verdict.question.clone().unwrap_or(verdict.reason.clone());
-    if !record(
+    let Some(first) = record(
         ctx,
         me,
         m,
@@ -125,39 +197,149 @@ pub async fn judge(ctx: &RoleCtx, me: &Identity, m: &Message, g: &Guarded) -> Pa
         started,
     )
     .await
-    {
+    else {
         return Pass::Stop("the verdict could not be recorded; nothing runs unrecorded".into());
-    }
+    };
     match verdict.action {
-        GuardAction::Allow | GuardAction::Modify => Pass::Go,
-        GuardAction::Block => Pass::Stop(verdict.reason),
+        GuardAction::Allow => Pass::Go(Approved {
+            verdict: Some(first),
+            ..Approved::default()
+        }),
+        GuardAction::Modify => {
+            let modified = verdict
+                .modified
+                .as_ref()
+                .and_then(|calls| calls.first())
+                .map(|c| c.parameters.clone());
+            let changed = modified.as_ref().map(|p| changes(&g.parameters, p));
+            Pass::Go(Approved {
+                verdict: Some(first),
+                modified,
+                changed,
+            })
+        }
+        // The sender hears the values behind the reason: the reply is encrypted to them.
+        GuardAction::Block => Pass::Stop(verdict.full_reason()),
         GuardAction::Confirm => {
-            let mut q = verdict.question.unwrap_or(verdict.reason.clone());
-            if verdict.double {
-                q = format!("{q}\n(This needs a second, explicit yes: it cannot be undone.)");
-            }
+            let q = verdict.question.clone().unwrap_or(verdict.reason.clone());
             let ttl = ctx.options.clock.scale(guard::CONFIRM_TTL);
             let question = format!("{}: {q}", g.said);
-            let answer = guard::ask_owner(
+            let answer = guard::confirm_with_owner(
                 &ctx.options.relay_url,
                 &me.keys,
                 owner,
                 &m.rumor_id.to_hex(),
                 &question,
+                verdict.double,
                 ttl,
             )
             .await;
             let yes = answer == Answer::Yes;
-            let settled = Verdict::owner_answered(yes);
+            let mut settled = Verdict::owner_answered(yes);
+            if yes && verdict.double {
+                settled.reason = "the owner confirmed twice".into();
+            }
             let said = settled.reason.clone();
             let recorded = record(ctx, me, m, &thought, &settled, None, said, started).await;
             match (yes, recorded) {
-                (true, true) => Pass::Go,
-                (true, false) => Pass::Stop("the owner's yes could not be recorded".into()),
+                (true, Some(id)) => Pass::Go(Approved {
+                    verdict: Some(id),
+                    ..Approved::default()
+                }),
+                (true, None) => Pass::Stop("the owner's yes could not be recorded".into()),
                 (false, _) => Pass::Stop(settled.reason),
             }
         }
     }
+}
+
+/// What MODIFY changed, as `key: old → new` (for the sender, who sent the old values).
+fn changes(before: &Map<String, Value>, after: &Map<String, Value>) -> String {
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => "(none)".into(),
+    };
+    let keys: std::collections::BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    keys.into_iter()
+        .filter(|k| before.get(*k) != after.get(*k))
+        .map(|k| format!("{k}: {} → {}", text(before.get(k)), text(after.get(k))))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A `run` from start to end: judged (asking the owner when needed), run with the values the
+/// verdict approved, and its audit row completed with the outcome.
+#[allow(clippy::too_many_arguments)]
+pub async fn run_skill(
+    ctx: &RoleCtx,
+    me: &Identity,
+    m: &Message,
+    x: &Executor,
+    name: &str,
+    named: BTreeMap<String, String>,
+    positional: Vec<String>,
+    request: Option<String>,
+    current: &Current,
+) -> Reply {
+    let g = match run(ctx, me, m.sender, name, &named, &positional) {
+        Ok(g) => g,
+        Err(why) => return executor::not_run(name, request, why),
+    };
+    let ok = match judge(ctx, me, m, &g).await {
+        Pass::Go(ok) => ok,
+        Pass::Stop(why) => {
+            return executor::not_run(name, request, format!("the guardian stopped it: {why}"))
+        }
+    };
+    let (named, positional) = match &ok.modified {
+        None => (named, positional),
+        Some(p) => {
+            let text = |v: &Value| match v {
+                Value::String(s) => s.clone(),
+                v => v.to_string(),
+            };
+            let positional = p
+                .get("args")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(text).collect())
+                .unwrap_or_default();
+            let named = p
+                .iter()
+                .filter(|(k, _)| k.as_str() != "args")
+                .map(|(k, v)| (k.clone(), text(v)))
+                .collect();
+            (named, positional)
+        }
+    };
+    let mut reply = x.run(name, named, positional, request, current).await;
+    if let Some(changed) = ok.changed.filter(|c| !c.is_empty()) {
+        reply.message = format!("{} (the guardian corrected {changed})", reply.message);
+    }
+    if let (Some(id), Some(r)) = (ok.verdict, &reply.result) {
+        let outcome = soul_karma::RunOutcome {
+            success: r.succeeded(),
+            exit_code: r.exit_code,
+            duration_ms: r.elapsed_ms,
+            output_bytes: r.output.len() as u64,
+            error: (!r.succeeded()).then(|| {
+                if r.error.trim().is_empty() {
+                    reply.message.clone()
+                } else {
+                    r.error.clone()
+                }
+            }),
+            result: serde_json::to_string(&serde_json::json!({
+                "exit_code": r.exit_code,
+                "timed_out": r.timed_out,
+                "truncated": r.truncated,
+                "message": reply.message,
+            }))
+            .ok(),
+        };
+        audit::complete(&ctx.options.minds.karma, id, outcome).await;
+    }
+    reply
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -170,7 +352,7 @@ async fn record(
     access: Option<&Access>,
     said: String,
     started: Instant,
-) -> bool {
+) -> Option<EventId> {
     let shown = audit::withheld(thought);
     let d = Decision {
         agent: &me.name,
@@ -185,10 +367,10 @@ async fn record(
         started,
     };
     match audit::record(&ctx.link, &me.keys, &ctx.options.minds.karma, d).await {
-        Ok(_) => true,
+        Ok(id) => Some(id),
         Err(e) => {
             tracing::warn!(worker = %me.name, "audit: {e}");
-            false
+            None
         }
     }
 }

@@ -43,7 +43,7 @@ use crate::guard::confirm;
 use crate::host::Identity;
 use crate::link::LinkError;
 use crate::roles::buddy::Buddy;
-use crate::roles::executor::{self, Executor};
+use crate::roles::executor::Executor;
 use crate::roles::RoleCtx;
 
 /// The worker's own job.
@@ -401,20 +401,19 @@ impl Worker {
                             // Runs take up to 30 s (a CONFIRM up to 10 min of town time): other
                             // commands (status, pause) go on meanwhile.
                             tokio::spawn(async move {
-                                let g = guarded::run(&me, &skill, &named, &positional);
                                 let owner_said = match &ask {
                                     Some(ask) => origin::confirm(&ctx, &me, ask).await,
                                     None => Ok(()),
                                 };
-                                let pass = match owner_said {
-                                    Ok(()) => guarded::judge(&ctx, &me, &m, &g).await,
-                                    Err(why) => Pass::Stop(why),
-                                };
-                                let r = match pass {
-                                    Pass::Go => {
-                                        x.run(&skill, named, positional, req, &current).await
+                                let r = match owner_said {
+                                    Ok(()) => {
+                                        guarded::run_skill(
+                                            &ctx, &me, &m, &x, &skill, named, positional, req,
+                                            &current,
+                                        )
+                                        .await
                                     }
-                                    Pass::Stop(why) => executor::not_run(
+                                    Err(why) => crate::roles::executor::not_run(
                                         &skill,
                                         req,
                                         format!("the guardian stopped it: {why}"),

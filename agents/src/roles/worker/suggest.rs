@@ -142,7 +142,8 @@ pub async fn relay_suggestions(me: Identity, ctx: RoleCtx) -> Result<(), LinkErr
         .await
         .map_err(|e| LinkError::Sdk(e.to_string()))?;
     loop {
-        if let Err(e) = judge_all(&ctx.link, &me, roster.owner, &workers).await {
+        let karma = &ctx.options.minds.karma;
+        if let Err(e) = judge_all(&ctx.link, &me, roster.owner, &workers, karma).await {
             tracing::warn!(brain = %me.name, "judging suggestions failed: {e}");
         }
         // Wait for the next suggestion (or re-check each minute, for a missed notification).
@@ -171,6 +172,7 @@ async fn judge_all(
     me: &Identity,
     owner: PublicKey,
     workers: &HashSet<PublicKey>,
+    karma: &soul_karma::Karma,
 ) -> Result<(), LinkError> {
     let mine = me.keys.public_key();
     let mut suggestions: Vec<Event> = link
@@ -237,7 +239,12 @@ async fn judge_all(
                     reason,
                     check: CHECK.into(),
                 };
-                link.publish(&me.keys, verdict(s.id, &v)).await?;
+                let e = link.publish(&me.keys, verdict(s.id, &v)).await?;
+                let input = content.as_ref().map_or_else(
+                    |_| s.content.clone(),
+                    |c| format!("{}\n{}", c.title, c.description),
+                );
+                crate::audit::rule_row(karma, &me.name, s.pubkey, s.id, e.id, &v, input).await;
                 tracing::info!(brain = %me.name, suggestion = %s.id, action = action.as_str(), reason = %v.reason, "suggestion judged");
                 action
             }
