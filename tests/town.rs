@@ -312,7 +312,8 @@ async fn the_guardian_stops_a_post_the_reviewer_let_through() {
     .expect("the guardian blocks otto's post");
     let v = parse::<AuditVerdict>(&blocked).unwrap();
     assert_eq!(v.check, "security", "{v:?}");
-    assert!(v.reason.contains("password"), "{v:?}");
+    // The public verdict says why, never what: the value stays in the local audit row.
+    assert!(!v.reason.contains("hunter2"), "{v:?}");
     // The draft it was about had passed review.
     let draft = e_ids(&blocked);
     let approved = c

@@ -190,12 +190,13 @@ async fn a_networked_run_reaches_its_allowlist_and_never_the_host() {
         .trim_end_matches('/')
         .to_string();
     let relay_port = relay.rsplit(':').next().unwrap().to_string();
-    let dashboard = up
-        .dashboard
-        .clone()
-        .expect("soul up names its dashboard")
+    let dashboard = up.dashboard.clone().expect("soul up names its dashboard");
+    // `http://HOST:PORT/#token=…`: the host and port only.
+    let dashboard = dashboard
         .trim_start_matches("http://")
-        .trim_end_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or_default()
         .to_string();
     let server = format!("{}:8080", net.server_ip);
     let others = host_addresses(&net.host_ip);
@@ -243,7 +244,7 @@ async fn a_networked_run_reaches_its_allowlist_and_never_the_host() {
 
     // The allowed host, over plain http and through a CONNECT tunnel.
     for s in ["reach", "tunnel"] {
-        let r = owner.ask_json(executor, run(s, &file)).await;
+        let r = owner.ask_json_agreeing(executor, run(s, &file)).await;
         assert_eq!(r["result"]["exit_code"], 0, "{s}: {r}");
         assert_eq!(r["result"]["output"], token.as_str(), "{s}: {r}");
     }
@@ -280,7 +281,7 @@ async fn a_networked_run_reaches_its_allowlist_and_never_the_host() {
     }
     for (url, why) in &refused {
         for s in ["reach", "tunnel"] {
-            let r = owner.ask_json(executor, run(s, url)).await;
+            let r = owner.ask_json_agreeing(executor, run(s, url)).await;
             assert_ne!(r["result"]["exit_code"], 0, "{s} {url} was reached: {r}");
             let error = r["result"]["error"].as_str().unwrap_or_default();
             assert!(
@@ -293,12 +294,16 @@ async fn a_networked_run_reaches_its_allowlist_and_never_the_host() {
 
     // The namespace is empty: a program that ignores the proxy reaches nothing, not even the
     // allowed server; a skill without hosts has no proxy at all.
-    let r = owner.ask_json(executor, run("direct", &file)).await;
+    let r = owner
+        .ask_json_agreeing(executor, run("direct", &file))
+        .await;
     assert_eq!(
         r["result"]["exit_code"], 7,
         "curl cannot connect without the proxy: {r}"
     );
-    let r = owner.ask_json(executor, run("offline", &file)).await;
+    let r = owner
+        .ask_json_agreeing(executor, run("offline", &file))
+        .await;
     assert_eq!(r["result"]["exit_code"], 7, "no hosts, no network: {r}");
     let r = owner
         .ask_json(executor, run("offline", &format!("http://{relay}/")))
@@ -306,7 +311,9 @@ async fn a_networked_run_reaches_its_allowlist_and_never_the_host() {
     assert_eq!(r["result"]["exit_code"], 7, "no hosts, no relay: {r}");
 
     // Hosts in a folder whose policy denies the network: refused before anything runs.
-    let r = owner.ask_json(executor, run("denied_folder", &file)).await;
+    let r = owner
+        .ask_json_agreeing(executor, run("denied_folder", &file))
+        .await;
     assert!(r["result"]["exit_code"].is_null(), "{r}");
     let error = r["result"]["error"].as_str().unwrap_or_default();
     assert!(

@@ -12,6 +12,8 @@ use crate::util::*;
 pub struct Phone {
     pub client: Client,
     pub keys: Keys,
+    /// The codes of the questions this phone has said yes to.
+    answered: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 /// A message as received.
@@ -26,6 +28,7 @@ impl Phone {
         Self {
             client: client(url, Some(keys)).await,
             keys: keys.clone(),
+            answered: Default::default(),
         }
     }
 
@@ -105,6 +108,39 @@ impl Phone {
     pub async fn ask(&self, to: PublicKey, text: &str) -> String {
         let (_, id) = self.send(to, text).await;
         self.reply(to, id).await
+    }
+
+    /// Sends a JSON command and parses the JSON reply, saying yes to every question `to` asks
+    /// the owner meanwhile (a networked run is a CONFIRM): for tests about what a run does
+    /// once the owner has agreed, not about the asking.
+    pub async fn ask_json_agreeing(
+        &self,
+        to: PublicKey,
+        command: serde_json::Value,
+    ) -> serde_json::Value {
+        let (_, id) = self.send(to, &command.to_string()).await;
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let replies = self.replies(to, id).await;
+            if let Some(r) = replies
+                .iter()
+                .find(|r| !r.accepted_only && !r.text.contains("Reply \"yes "))
+            {
+                return serde_json::from_str(&r.text)
+                    .unwrap_or_else(|e| panic!("reply is not JSON ({e}): {}", r.text));
+            }
+            for q in crate::leash::questions(self, to, "").await {
+                let code = crate::leash::code(&q.1);
+                if self.answered.lock().unwrap().insert(code.clone()) {
+                    self.send(to, &format!("yes {code}")).await;
+                }
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no reply to {id} within {PATIENCE:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
 
     /// Sends a JSON command and parses the JSON reply.
