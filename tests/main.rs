@@ -4,6 +4,7 @@
 
 mod brains;
 mod dashboard;
+mod fanout;
 mod federation;
 mod foundation;
 mod leash;

@@ -4,12 +4,18 @@
 //! connection; the relay judges each event by its signature, not by the connection. Private
 //! traffic (gift wraps) needs NIP-42 per recipient and so gets its own connection per agent.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use nostr::{Event, EventBuilder, Filter, Keys};
 use nostr_sdk::prelude::Events;
 use nostr_sdk::{Client, RelayUrl};
 use tokio::sync::broadcast;
+
+mod resume;
+
+use nostr::SubscriptionId;
+use resume::{Resumer, Subscriptions};
 
 /// How long to wait for the relay when connecting and fetching.
 pub const RELAY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -65,6 +71,10 @@ pub struct Link {
     /// Events this link published. nostr-sdk does not hand a client's own events back to its
     /// subscriptions, so agents sharing the link learn of each other's events here.
     published: broadcast::Sender<Event>,
+    /// Live subscriptions opened with [`Link::subscribe`], for the resumer.
+    subs: Subscriptions,
+    /// Re-subscribes what the relay CLOSEd for falling behind; stops with the last clone.
+    _resumer: Arc<Resumer>,
 }
 
 impl Link {
@@ -88,10 +98,14 @@ impl Link {
                 url: url.to_string(),
             })?;
         let (published, _) = broadcast::channel(4096);
+        let subs = Subscriptions::default();
+        let resumer = Arc::new(resume::start(client.clone(), subs.clone()));
         Ok(Self {
             client,
             url: parsed,
             published,
+            subs,
+            _resumer: resumer,
         })
     }
 
@@ -103,6 +117,19 @@ impl Link {
     /// The underlying client, for subscriptions.
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// Opens a live subscription whose events arrive on `client().notifications()`. If the
+    /// relay CLOSEs it because this connection fell behind, the link subscribes again from the
+    /// point the relay names, so a follower that files events by id misses none.
+    pub async fn subscribe(&self, filter: Filter) -> Result<SubscriptionId, LinkError> {
+        let id = SubscriptionId::generate();
+        self.subs.remember(id.clone(), filter.clone());
+        self.client
+            .subscribe_with_id(id.clone(), filter, None)
+            .await
+            .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        Ok(id)
     }
 
     /// Signs `builder` with `keys` and publishes it; `Ok` only once the relay said `OK true`.

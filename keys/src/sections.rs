@@ -41,6 +41,9 @@ pub struct RelaySection {
     pub max_event_bytes: usize,
     /// How far in the future `created_at` may be, in seconds.
     pub future_skew_secs: u64,
+    /// Live events queued per subscribed connection before its subscriptions are CLOSED as
+    /// fallen behind (the client re-subscribes from the `since` the CLOSED names).
+    pub live_queue: usize,
     /// `[relay.rate]`: rate limits.
     pub rate: RateSection,
 }
@@ -53,6 +56,7 @@ impl Default for RelaySection {
             federation: Vec::new(),
             max_event_bytes: 65536,
             future_skew_secs: 900,
+            live_queue: 16_384,
             rate: RateSection::default(),
         }
     }

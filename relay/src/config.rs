@@ -30,6 +30,9 @@ pub struct RelayConfig {
     pub default_limit: usize,
     /// EVENTs of one connection handled concurrently (so that writes batch).
     pub max_in_flight: usize,
+    /// Live events queued per connection with subscriptions; when full, the subscriptions an
+    /// event matched are CLOSED with `error: fell behind` (a client re-subscribes from `since`).
+    pub live_queue: usize,
     /// NIP-11 fields.
     pub info: RelayInfo,
 }
@@ -59,6 +62,7 @@ impl RelayConfig {
             max_limit: 5_000,
             default_limit: 500,
             max_in_flight: 512,
+            live_queue: 16_384,
             info: RelayInfo::default(),
         }
     }

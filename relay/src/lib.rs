@@ -8,6 +8,8 @@
 //! - [`policy`]: the write-policy chain, one file per check.
 //! - [`roster`]: the live view of who is in the town.
 //! - [`relay`]: the shared core (store, chain, live fan-out) and ingestion.
+//! - `fanout`: live events to the connections whose subscriptions match, each through its own
+//!   bounded queue; a full queue CLOSEs the subscriptions it would have fed.
 //! - `session`: one WebSocket connection's NIP-01/42/77 handling.
 //! - [`server`]: the HTTP front (upgrade, NIP-11) and graceful shutdown.
 //! - [`config`], [`nip11`], [`error`].
@@ -19,6 +21,7 @@
 
 pub mod config;
 pub mod error;
+mod fanout;
 pub mod nip11;
 pub mod policy;
 pub mod relay;

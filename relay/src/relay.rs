@@ -3,18 +3,14 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use crate::config::RelayConfig;
+use crate::error::Error;
+use crate::fanout::Fanout;
+use crate::policy::{Admission, PolicyChain};
+use crate::roster::RosterView;
 use nostr::{Event, EventId, RelayMessage};
 use nostr_database::{NostrDatabase, RejectedReason, SaveEventStatus};
 use nostr_lmdb::NostrLMDB;
-use tokio::sync::broadcast;
-
-use crate::config::RelayConfig;
-use crate::error::Error;
-use crate::policy::{Admission, PolicyChain};
-use crate::roster::RosterView;
-
-/// Live events buffered per slow reader before it is told it missed some.
-const LIVE_BUFFER: usize = 16_384;
 
 /// A running relay's shared state. Cheap to clone.
 #[derive(Clone)]
@@ -25,7 +21,7 @@ struct Inner {
     store: Arc<dyn NostrDatabase>,
     chain: PolicyChain,
     roster: RosterView,
-    live: broadcast::Sender<Arc<Event>>,
+    live: Arc<Fanout>,
 }
 
 impl Relay {
@@ -60,7 +56,7 @@ impl Relay {
         chain: PolicyChain,
         roster: RosterView,
     ) -> Self {
-        let (live, _) = broadcast::channel(LIVE_BUFFER);
+        let live = Arc::new(Fanout::default());
         Self(Arc::new(Inner {
             config,
             store,
@@ -85,8 +81,8 @@ impl Relay {
         &self.0.roster
     }
 
-    pub(crate) fn subscribe_live(&self) -> broadcast::Receiver<Arc<Event>> {
-        self.0.live.subscribe()
+    pub(crate) fn live(&self) -> &Arc<Fanout> {
+        &self.0.live
     }
 
     /// Admits, stores and fans out one event; returns the `OK` to send back. `OK true` is only
@@ -126,8 +122,7 @@ impl Relay {
     }
 
     fn publish_live(&self, event: Event) {
-        // No receivers just means no connection is listening right now.
-        let _ = self.0.live.send(Arc::new(event));
+        self.0.live.publish(event);
     }
 }
 

@@ -35,6 +35,7 @@ pub(super) fn config(town: &Town, unlimited: bool) -> anyhow::Result<(RelayConfi
     let mut config = RelayConfig::new(town.dir.relay_dir());
     config.max_event_bytes = c.relay.max_event_bytes;
     config.future_skew_secs = c.relay.future_skew_secs;
+    config.live_queue = c.relay.live_queue;
     config.rate = (!unlimited).then_some(RateLimits {
         per_pubkey_per_minute: c.relay.rate.per_pubkey_per_minute,
         per_pubkey_burst: c.relay.rate.per_pubkey_burst,

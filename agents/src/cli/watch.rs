@@ -33,8 +33,7 @@ pub(super) async fn run(
         .map(SoulKind::kind),
     );
     let mut notifications = link.client().notifications();
-    link.client()
-        .subscribe(Filter::new().kinds(kinds.clone()).since(live_since()), None)
+    link.subscribe(Filter::new().kinds(kinds.clone()).since(live_since()))
         .await?;
     let mut past: Vec<_> = link
         .fetch(Filter::new().kinds(kinds).limit(history))

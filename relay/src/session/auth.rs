@@ -18,6 +18,7 @@ impl Session {
         match result {
             Ok(()) => {
                 self.authenticated.insert(event.pubkey);
+                self.live.authenticate(event.pubkey);
                 tracing::debug!(peer = %self.peer, pubkey = %event.pubkey, "authenticated");
                 RelayMessage::ok(event.id, true, "")
             }

@@ -10,26 +10,25 @@ mod negentropy;
 mod req;
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket};
 use futures::stream::FuturesOrdered;
 use futures::{SinkExt, StreamExt};
-use nostr::{
-    ClientMessage, Event, Filter, JsonUtil, Kind, PublicKey, RelayMessage, SubscriptionId,
-};
-use tokio::sync::broadcast::error::RecvError;
+use nostr::{ClientMessage, Event, JsonUtil, Kind, PublicKey, RelayMessage};
 use tokio::sync::watch;
 
+use crate::fanout::{Delivery, FellBehind, Handle};
 use crate::relay::Relay;
 
 /// Per-connection state.
 pub(crate) struct Session {
     relay: Relay,
     peer: SocketAddr,
-    subscriptions: HashMap<SubscriptionId, Vec<Filter>>,
+    /// This connection's open subscriptions, in the relay's live registry.
+    live: Handle,
     negentropy: negentropy::Reconciliations,
     challenge: String,
     /// NIP-42: a connection may authenticate as several pubkeys (an agent host does).
@@ -44,17 +43,20 @@ pub(crate) async fn run(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let (mut tx, mut rx) = socket.split();
-    let mut live = relay.subscribe_live();
+    let (live, mut queue) = relay.live().connect(relay.config().live_queue);
     let mut session = Session {
         challenge: auth::new_challenge(),
         relay,
         peer,
-        subscriptions: HashMap::new(),
+        live,
         negentropy: Default::default(),
         authenticated: HashSet::new(),
     };
     let max_in_flight = session.relay.config().max_in_flight;
     let mut in_flight = FuturesOrdered::new();
+    // The last live delivery sent, and whether a fell-behind CLOSED waits for a later one.
+    let mut delivered = 0u64;
+    let mut behind_pending = false;
     // No AUTH on connect: the challenge is sent when a REQ needs it (NIP-42's auth-required
     // flow), so clients without keys are never asked to authenticate for public reads.
     tracing::debug!(%peer, "connection open");
@@ -88,16 +90,21 @@ pub(crate) async fn run(
                     break;
                 }
             },
-            event = live.recv() => match event {
-                Ok(event) => session.deliver_live(&event),
-                Err(RecvError::Lagged(missed)) => {
-                    tracing::warn!(%peer, missed, "slow reader missed live events");
-                    vec![RelayMessage::notice(format!(
-                        "error: this connection fell behind and missed {missed} live events; re-run your REQs"
-                    )).as_json()]
+            Some(delivery) = queue.recv() => {
+                delivered = delivery.seq;
+                let mut out = session.deliver_live(&delivery);
+                if behind_pending {
+                    let (closed, more) = session.live.take_fell_behind(delivered);
+                    behind_pending = more;
+                    out.extend(closed.iter().map(fell_behind));
                 }
-                Err(RecvError::Closed) => break,
-            },
+                out
+            }
+            () = session.live.fell_behind() => {
+                let (closed, more) = session.live.take_fell_behind(delivered);
+                behind_pending = more;
+                closed.iter().map(fell_behind).collect()
+            }
             _ = shutdown.changed() => break,
         };
         if send_all(&mut tx, out).await.is_err() {
@@ -127,7 +134,7 @@ impl Session {
                     .await
             }
             ClientMessage::Close(id) => {
-                self.subscriptions.remove(&id);
+                self.live.close(&id);
                 Vec::new()
             }
             ClientMessage::Auth(event) => vec![self.authenticate(&event)],
@@ -168,14 +175,15 @@ impl Session {
                 .any(|p| self.authenticated.contains(p))
     }
 
-    fn deliver_live(&self, event: &Arc<Event>) -> Vec<String> {
-        if !self.visible(event) {
-            return Vec::new();
-        }
-        self.subscriptions
+    /// One live event, to the subscriptions the fan-out matched it with that are still open (a
+    /// CLOSE may have come after it was queued). Visibility was checked when it was matched.
+    fn deliver_live(&self, delivery: &Delivery) -> Vec<String> {
+        let event: &Arc<Event> = &delivery.event;
+        delivery
+            .subs
             .iter()
-            .filter(|(_, filters)| filters.iter().any(|f| req::matches(f, event)))
-            .map(|(id, _)| {
+            .filter(|id| self.live.is_open(id))
+            .map(|id| {
                 RelayMessage::Event {
                     subscription_id: Cow::Borrowed(id),
                     event: Cow::Borrowed(event.as_ref()),
@@ -184,6 +192,19 @@ impl Session {
             })
             .collect()
     }
+}
+
+/// The CLOSED for a subscription whose queue overflowed. The prefix is NIP-01's `error:`; the
+/// `fell behind:` after it and `since=<unix seconds>` at the end are what a client acts on.
+fn fell_behind(closed: &FellBehind) -> String {
+    req::closed(
+        &closed.sub,
+        &format!(
+            "error: fell behind: live events came faster than this connection read them; \
+             re-subscribe with since={}",
+            closed.since.as_secs()
+        ),
+    )
 }
 
 /// The reply to a frame that is not a valid client message. An EVENT whose id can still be read

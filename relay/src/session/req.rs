@@ -1,17 +1,11 @@
 //! REQ and COUNT: stored events through the privacy filter, then live ones.
 
-use nostr::filter::MatchEventOptions;
-use nostr::{Event, Filter, JsonUtil, Kind, RelayMessage, SubscriptionId};
+use nostr::{Filter, JsonUtil, Kind, RelayMessage, SubscriptionId};
 
 use super::Session;
 
 /// NIP-01 caps subscription ids at 64 characters.
 const MAX_SUBSCRIPTION_ID_CHARS: usize = 64;
-
-/// Whether `event` matches `filter` (NIP-01 rules).
-pub(super) fn matches(filter: &Filter, event: &Event) -> bool {
-    filter.match_event(event, MatchEventOptions::new())
-}
 
 /// A filter that names kind 1059 explicitly asks for gift wraps and so needs NIP-42 first.
 /// Filters without kinds are served too, with gift wraps silently left out.
@@ -46,6 +40,9 @@ impl Session {
         for f in &mut filters {
             f.limit = Some(f.limit.map_or(default_limit, |l| l.min(max_limit)));
         }
+        // Live first: an event stored while the history is read is then delivered live (perhaps
+        // twice, which clients tolerate) instead of falling between the two.
+        self.live.open(id.clone(), filters.clone());
         let mut out = Vec::new();
         let mut merged: Option<nostr_database::Events> = None;
         for filter in &filters {
@@ -58,6 +55,7 @@ impl Session {
                 }
                 Err(e) => {
                     tracing::error!(peer = %self.peer, "query failed: {e}");
+                    self.live.close(&id);
                     return vec![closed(&id, "error: the event store failed this query")];
                 }
             }
@@ -70,8 +68,7 @@ impl Session {
                     .map(|e| RelayMessage::event(id.clone(), e).as_json()),
             );
         }
-        out.push(RelayMessage::eose(id.clone()).as_json());
-        self.subscriptions.insert(id, filters);
+        out.push(RelayMessage::eose(id).as_json());
         out
     }
 
@@ -93,7 +90,7 @@ impl Session {
                 c.max_filters
             ));
         }
-        if !self.subscriptions.contains_key(id) && self.subscriptions.len() >= c.max_subscriptions {
+        if !self.live.is_open(id) && self.live.len() >= c.max_subscriptions {
             return refuse(format!(
                 "rate-limited: at most {} open subscriptions per connection; CLOSE some first",
                 c.max_subscriptions

@@ -166,10 +166,8 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Link
     let mut notifications = link.client().notifications();
     let mut published = link.published();
     let kinds = followed_kinds();
-    link.client()
-        .subscribe(Filter::new().kinds(kinds.clone()).since(live_since()), None)
-        .await
-        .map_err(|e| LinkError::Sdk(e.to_string()))?;
+    link.subscribe(Filter::new().kinds(kinds.clone()).since(live_since()))
+        .await?;
     // History after subscribing, so nothing falls between the two.
     let mut view = View {
         debates: Debates::default(),

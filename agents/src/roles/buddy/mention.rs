@@ -36,13 +36,8 @@ pub async fn run(
     let mut notifications = link.client().notifications();
     let mut published = link.published();
     let since = live_since();
-    link.client()
-        .subscribe(
-            Filter::new().kind(Kind::TextNote).pubkey(my).since(since),
-            None,
-        )
-        .await
-        .map_err(|e| LinkError::Sdk(e.to_string()))?;
+    link.subscribe(Filter::new().kind(Kind::TextNote).pubkey(my).since(since))
+        .await?;
     // What this buddy already answered in the window the subscription re-reads.
     let mut answered: HashSet<EventId> = link
         .fetch(Filter::new().kind(Kind::TextNote).author(my).since(since))

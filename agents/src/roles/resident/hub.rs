@@ -224,10 +224,7 @@ async fn follow(hub: Weak<Hub>, link: Link, residents: Vec<PublicKey>) -> Result
     let mut notifications = link.client().notifications();
     let mut published = link.published();
     let live = Filter::new().kinds(kinds()).since(live_since());
-    link.client()
-        .subscribe(live, None)
-        .await
-        .map_err(|e| LinkError::Sdk(e.to_string()))?;
+    link.subscribe(live).await?;
     catch_up(&hub, &link, &residents).await?;
     if let Some(h) = hub.upgrade() {
         let _ = h.ready.send(true);

@@ -134,10 +134,8 @@ pub async fn run(
     let my_key = me.keys.public_key();
     let mut notifications = link.client().notifications();
     let mut published = link.published();
-    link.client()
-        .subscribe(Filter::new().kinds(kinds()).since(live_since()), None)
-        .await
-        .map_err(|e| LinkError::Sdk(e.to_string()))?;
+    link.subscribe(Filter::new().kinds(kinds()).since(live_since()))
+        .await?;
     let mut desk = Desk::default();
     catch_up(&link, &mut desk, &my_key, &roster).await?;
     tracing::info!(agent = %me.name, rules = rules.rules().len(), "reviewer is reviewing drafts");

@@ -137,10 +137,8 @@ pub async fn relay_suggestions(me: Identity, ctx: RoleCtx) -> Result<(), LinkErr
     let mut notifications = ctx.link.client().notifications();
     let mut published = ctx.link.published();
     ctx.link
-        .client()
-        .subscribe(Filter::new().kind(kind).since(live_since()), None)
-        .await
-        .map_err(|e| LinkError::Sdk(e.to_string()))?;
+        .subscribe(Filter::new().kind(kind).since(live_since()))
+        .await?;
     loop {
         let karma = &ctx.options.minds.karma;
         if let Err(e) = judge_all(&ctx.link, &me, roster.owner, &workers, karma).await {
