@@ -6,6 +6,7 @@ mod brains;
 mod dashboard;
 mod federation;
 mod foundation;
+mod judgement;
 mod minds;
 mod nostr_rs_relay;
 mod relay;
