@@ -7,6 +7,7 @@ mod dashboard;
 mod fanout;
 mod federation;
 mod foundation;
+mod judgement;
 mod leash;
 mod minds;
 mod negentropy;

@@ -6,7 +6,7 @@
 use soul_kinds::{Priority, Task};
 
 use super::lexicon::{Lexicon, Text};
-use super::{amount, matching};
+use super::{amount, harm, matching};
 
 /// The language a task is written in; the brains answer in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,6 +47,8 @@ pub enum Category {
     Opportunity,
     /// Something that makes the task safer.
     Safety,
+    /// Something the task does that can hurt the family (`harms`: an action on an object).
+    Harm,
 }
 
 /// One lexicon concept found in the task, with what the brains can say about it.
@@ -71,6 +73,11 @@ pub struct Hit {
 pub struct Features {
     /// How much could go wrong (risk words and the amount of money).
     pub risk: f64,
+    /// The severity of the worst harm the task does, 0 when it does none.
+    pub harm: f64,
+    /// Whether the task's words show protective intent (explain, report, 確認…) that nothing
+    /// negates: risk words in such a task are mentions, not plans.
+    pub protective: bool,
     /// How much could be gained.
     pub opportunity: f64,
     /// How much the task already protects itself.
@@ -104,6 +111,8 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
     let language = Language::detect(&raw);
     let text: Vec<char> = normalize(&raw).chars().collect();
     let mut hits = matching::find_hits(&text, lexicon);
+    hits.extend(harm::find(&text, lexicon));
+    let protective = harm::protective(&text, lexicon);
     let norm: String = text.iter().collect();
     let money = amount::largest(&norm);
     if let Some((_, dollars, written)) = &money {
@@ -136,6 +145,11 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
     };
     Features {
         risk: score(Category::Risk),
+        harm: hits
+            .iter()
+            .filter(|h| h.category == Category::Harm)
+            .fold(0.0, |worst, h| h.weight.max(worst)),
+        protective,
         opportunity: score(Category::Opportunity),
         safety: score(Category::Safety),
         urgency: combine([from_priority, score(Category::Urgency)]),

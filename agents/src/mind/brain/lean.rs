@@ -2,8 +2,10 @@
 //!
 //! `score = base + opportunity·innovation + safety·(0.2 + 0.6·safety_weight)
 //!          − risk'·(0.35 + safety_weight·(1 − risk_tolerance)) ± noise·(1 − thoroughness)`,
-//! where `risk' = risk·(1 + urgency/2)`: haste makes a risky task riskier, but a safe task is not
-//! made risky by a deadline. The constant part of the risk weight keeps even a bold brain from
+//! where `risk' = max(harm, mention)·(1 + urgency/2)`: haste makes a risky task riskier, but a
+//! safe task is not made risky by a deadline. `mention` is the risk words' score scaled by
+//! `0.6·(1 − risk_tolerance)` (none in a task with protective intent): a word is not a deed,
+//! what the task does is its `harm`, but a cautious brain still minds the words. A harm above the brain's threshold (`harm_threshold`) is always a no. The constant part of the risk weight keeps even a bold brain from
 //! cheering a reckless task; the noise is the only randomness and a thorough brain has little.
 
 use rand::Rng;
@@ -16,6 +18,9 @@ use super::{rng, Purpose};
 const BASE: f64 = 0.1;
 /// Largest noise, for a brain with thoroughness 0.
 const NOISE: f64 = 0.12;
+/// How much risk words weigh, for a brain with risk tolerance 0, when the task does no harm
+/// with them: "pay off the car loan" names a loan, it does not take one.
+const MENTION: f64 = 0.6;
 
 /// The score and what follows from it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,18 +40,34 @@ pub(crate) fn lean(
     f: &Features,
 ) -> Lean {
     let p = clamp_params(params);
-    let risk = (f.risk * (1.0 + f.urgency / 2.0)).min(1.0);
+    let mention = if f.protective {
+        0.0
+    } else {
+        f.risk * MENTION * (1.0 - p.risk_tolerance)
+    };
+    let risk = (f.harm.max(mention) * (1.0 + f.urgency / 2.0)).min(1.0);
     let noise = (rng(task_id, brain, 0, Purpose::Noise).random::<f64>() * 2.0 - 1.0)
         * NOISE
         * (1.0 - p.thoroughness);
-    let score =
+    let mut score =
         BASE + f.opportunity * p.innovation_weight + f.safety * (0.2 + 0.6 * p.safety_weight)
             - risk * (0.35 + p.safety_weight * (1.0 - p.risk_tolerance))
             + noise;
+    let threshold = harm_threshold(&p);
+    if f.harm > threshold {
+        // No gain and no safeguard buys a harm: the further above the line, the surer the no.
+        score = score.min(-0.2 - (f.harm - threshold));
+    }
     Lean {
         score,
         confidence: confidence(score, p.thoroughness),
     }
+}
+
+/// The severity above which this brain refuses a harm whatever else the task offers: panda
+/// (risk tolerance 0.2) 0.45, triceratops (0.5) 0.6, gorilla (0.8) 0.75.
+pub(crate) fn harm_threshold(p: &Params) -> f64 {
+    0.35 + 0.5 * p.risk_tolerance.clamp(0.0, 1.0)
 }
 
 /// Sure when the score is far from 0, and surer when the brain looked closely.
@@ -76,6 +97,8 @@ pub(crate) fn noticed<'a>(params: &Params, f: &'a Features) -> Vec<&'a Hit> {
     f.hits
         .iter()
         .filter(|h| match h.category {
+            // Every brain names a harm it saw, whatever its character.
+            Category::Harm => true,
             Category::Risk => h.weight * attention >= 0.15,
             Category::Urgency => h.weight * rush >= 0.15,
             _ => false,

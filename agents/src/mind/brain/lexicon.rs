@@ -50,7 +50,32 @@ pub struct Entry {
     pub step: Text,
 }
 
-/// Risk, urgency, opportunity and safety concepts.
+/// One harm: what a task does, read as an action on an object (see `harm`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Harm {
+    /// Short name, unique.
+    pub id: String,
+    /// Within (0, 1]; a brain refuses a harm above its threshold.
+    pub severity: f64,
+    /// How a brain names the harm.
+    pub name: Text,
+    /// What is at stake (a password, the savings, the firewall).
+    #[serde(default)]
+    pub objects: Vec<String>,
+    /// What is done to it (send, turn off, without).
+    #[serde(default)]
+    pub actions: Vec<String>,
+    /// Phrases that are the harm by themselves.
+    #[serde(default)]
+    pub alone: Vec<String>,
+    /// Why it matters.
+    pub note: Text,
+    /// What to do instead.
+    pub step: Text,
+}
+
+/// Risk, urgency, opportunity and safety concepts, and the harms a task can do.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lexicon {
@@ -62,6 +87,13 @@ pub struct Lexicon {
     pub opportunity: Vec<Entry>,
     /// Things that make a task safer: backup, test, review, rollback, encrypt.
     pub safety: Vec<Entry>,
+    /// Words of protective intent: a sentence with one guards against harm. Absent in a file
+    /// from an older soul, which then gets the built-in list.
+    #[serde(default)]
+    pub protective: Vec<String>,
+    /// Harms, read as action + object. Absent in an older file: the built-in harms.
+    #[serde(default)]
+    pub harms: Vec<Harm>,
 }
 
 /// A lexicon file that cannot be used; every variant names the file.
@@ -110,12 +142,26 @@ impl Lexicon {
     /// The lexicon compiled into the binary (`rules/brain_lexicon.yaml`).
     pub fn builtin() -> Self {
         // A test parses the same text, so this cannot fail in a released binary.
-        Self::parse(BUILTIN, Path::new("rules/brain_lexicon.yaml (built in)"))
+        Self::parse_file(BUILTIN, Path::new("rules/brain_lexicon.yaml (built in)"))
             .expect("the built-in brain lexicon is valid")
     }
 
-    /// Parses `text`, naming `path` in errors.
+    /// Parses `text`, naming `path` in errors. A file written before harms existed gets the
+    /// built-in harms and protective words, so an older town still starts and still judges.
     pub fn parse(text: &str, path: &Path) -> Result<Self, LexiconError> {
+        let mut lexicon = Self::parse_file(text, path)?;
+        if lexicon.harms.is_empty() {
+            let builtin = Self::builtin();
+            lexicon.harms = builtin.harms;
+            if lexicon.protective.is_empty() {
+                lexicon.protective = builtin.protective;
+            }
+        }
+        Ok(lexicon)
+    }
+
+    /// Parses `text` as it is, naming `path` in errors.
+    fn parse_file(text: &str, path: &Path) -> Result<Self, LexiconError> {
         let lexicon: Lexicon =
             serde_yaml_ng::from_str(text).map_err(|source| LexiconError::Parse {
                 path: path.to_owned(),
@@ -175,6 +221,37 @@ impl Lexicon {
                 }
             }
         }
+        self.check_harms()
+    }
+
+    fn check_harms(&self) -> Result<(), (String, String)> {
+        let mut ids = HashSet::new();
+        for (i, harm) in self.harms.iter().enumerate() {
+            let at = |field: &str| format!("harms[{i}].{field}");
+            if harm.id.trim().is_empty() || !ids.insert(harm.id.as_str()) {
+                return Err((at("id"), "must be present and unique".into()));
+            }
+            if !(harm.severity > 0.0 && harm.severity <= 1.0) {
+                return Err((at("severity"), "must be within (0, 1]".into()));
+            }
+            let pairs = !harm.objects.is_empty() && !harm.actions.is_empty();
+            if !pairs && harm.alone.is_empty() {
+                return Err((at("objects"), "needs objects and actions, or alone".into()));
+            }
+            let words = harm.objects.iter().chain(&harm.actions).chain(&harm.alone);
+            if words.chain(&self.protective).any(|w| w.trim().is_empty()) {
+                return Err((at("words"), "must not be empty".into()));
+            }
+            for (name, text) in [
+                ("name", &harm.name),
+                ("note", &harm.note),
+                ("step", &harm.step),
+            ] {
+                if text.en.trim().is_empty() || text.ja.trim().is_empty() {
+                    return Err((at(name), "needs en and ja".into()));
+                }
+            }
+        }
         Ok(())
     }
 }
@@ -193,6 +270,20 @@ mod tests {
                 assert!(entry.words.iter().any(|w| !w.is_ascii()), "{}", entry.id);
             }
         }
+    }
+
+    #[test]
+    fn an_older_file_without_harms_gets_the_built_in_harms() {
+        let old = include_str!("../../../data/eval/old_brain_lexicon.yaml");
+        assert!(!old.contains("harms:"));
+        let lexicon = Lexicon::parse(old, Path::new("town/rules/brain_lexicon.yaml")).unwrap();
+        assert_eq!(lexicon.harms, Lexicon::builtin().harms);
+        assert!(!lexicon.protective.is_empty());
+        let bad = BUILTIN.replacen("severity: 0.9", "severity: 0", 1);
+        let err = Lexicon::parse(&bad, Path::new("x.yaml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("harms[0].severity"), "{err}");
     }
 
     #[test]

@@ -1,12 +1,12 @@
 //! Finding lexicon words in a task's normalised text.
 //!
 //! English words match at a word start and may take a common ending; short words must be whole;
-//! Japanese words match anywhere. Longer words claim their characters first, so a word inside a
+//! Japanese words match where `segment` finds a word's seams. Longer words claim their characters first, so a word inside a
 //! longer one (検証 in 未検証) is not read twice.
 
 use super::features::{normalize, Category, Hit};
 use super::lexicon::{Entry, Lexicon};
-use super::negation;
+use super::{negation, segment};
 
 /// Where each word of a concept was found, and the word as written.
 type Places = Vec<(usize, String)>;
@@ -100,14 +100,18 @@ fn in_order(mut places: Places) -> (usize, Vec<String>) {
 }
 
 /// Where `word` ends if it matches at `start`: English words start at a word boundary and may
-/// take an ending (words of 3 letters or less must be whole); Japanese words match anywhere.
-fn match_at(text: &[char], start: usize, word: &[char]) -> Option<usize> {
+/// take an ending (words of 3 letters or less must be whole); Japanese words must sit on
+/// the seams `segment` finds.
+pub(crate) fn match_at(text: &[char], start: usize, word: &[char]) -> Option<usize> {
     let end = start + word.len();
     if word.is_empty() || end > text.len() || text[start..end] != *word {
         return None;
     }
     let alnum = |c: &char| c.is_ascii_alphanumeric();
     if word.first().is_some_and(alnum) && start > 0 && alnum(&text[start - 1]) {
+        return None;
+    }
+    if !word.iter().all(char::is_ascii) && !segment::is_word(text, start, end) {
         return None;
     }
     if !word.last().is_some_and(alnum) {

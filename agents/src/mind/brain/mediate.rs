@@ -37,7 +37,14 @@ pub fn mediate(
             }
         })
         .sum();
-    let own = lean(BrainName::Triceratops, params, task_id, features).score * OWN_WEIGHT;
+    // After three split rounds the mediator weighs every risk word at full weight, not as a
+    // mention: a deadlock is where the concerns raised deserve the most attention.
+    let reading = Features {
+        harm: features.harm.max(features.risk),
+        protective: false,
+        ..features.clone()
+    };
+    let own = lean(BrainName::Triceratops, params, task_id, &reading).score * OWN_WEIGHT;
     let balance = votes + own;
     let outcome = if balance > 1e-9 || (balance.abs() <= 1e-9 && features.risk == 0.0) {
         Outcome::Approved

@@ -9,6 +9,8 @@
 //! - [`lexicon`]: the risk / urgency / opportunity / safety concepts (`rules/brain_lexicon.yaml`).
 //! - [`features`]: what a task contains ([`features()`]); `amount` reads sums of money,
 //!   `matching` finds the lexicon's words, `negation` turns a removed safeguard ("delete the backups") into a risk.
+//! - `harm`: what the task does, read as an action on an object with negation and protective
+//!   intent; `segment` says where a Japanese word may start and end (no dictionary).
 //! - `lean`: the params × features score every decision starts from.
 //! - [`opinion()`]: one brain's opinion in one round; `persuade` decides whether it changes its
 //!   mind in rounds 2 and 3.
@@ -24,6 +26,7 @@ mod amount;
 pub mod announce;
 pub mod evaluate;
 pub mod features;
+mod harm;
 mod lean;
 pub mod lexicon;
 mod matching;
@@ -31,6 +34,7 @@ pub mod mediate;
 mod negation;
 pub mod opinion;
 mod persuade;
+mod segment;
 mod voice;
 
 #[cfg(test)]
@@ -40,6 +44,8 @@ pub use announce::{announcement, execution_plan};
 pub use evaluate::{evaluate, TaskRecord};
 pub use features::{features, Category, Features, Hit, Language};
 pub use lexicon::{Entry, Lexicon, LexiconError, Text};
+/// The word matcher, shared with the reviewer so both read words the same way.
+pub(crate) use matching::match_at;
 pub use mediate::{decision_summary, mediate};
 pub use opinion::{opinion, BrainContext};
 

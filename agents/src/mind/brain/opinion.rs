@@ -61,7 +61,7 @@ pub fn opinion(ctx: &BrainContext) -> Opinion {
     let risks: Vec<&Hit> = noticed
         .iter()
         .copied()
-        .filter(|h| h.category == Category::Risk)
+        .filter(|h| matches!(h.category, Category::Risk | Category::Harm))
         .collect();
     let rush: Vec<&Hit> = noticed
         .iter()
@@ -106,7 +106,12 @@ fn say(words: &mut ChaCha8Rng, slot: &[&'static str], hits: &[&Hit], language: L
     if hits.is_empty() {
         return String::new();
     }
-    let terms: Vec<String> = hits.iter().flat_map(|h| h.words.iter().cloned()).collect();
+    let mut terms: Vec<String> = Vec::new();
+    for word in hits.iter().flat_map(|h| h.words.iter()) {
+        if !terms.contains(word) {
+            terms.push(word.clone());
+        }
+    }
     // The weightiest concept speaks; on a tie the one named first in the task.
     let heaviest = hits.iter().fold(None::<&&Hit>, |best, h| match best {
         Some(b) if b.weight >= h.weight => Some(b),

@@ -6,6 +6,7 @@
 //! and never misses a version that arrived while it was down.
 
 pub mod ng;
+mod sense;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

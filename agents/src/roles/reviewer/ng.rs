@@ -1,13 +1,17 @@
 //! NG rules (`rules/ng_rules.yaml`): what may not appear on the town's timeline, by rule id.
 //!
-//! Detection is offline and deterministic: word lists and regular expressions, in Japanese and
-//! English. The reviewer judges drafts with them, the reporter filters news with them, and a
+//! Detection is offline and deterministic, in Japanese and English: a rule's description is what
+//! it forbids, and its evidence is words, regular expressions, and words that together break it
+//! in one sentence (`together`, see `sense`), read after the rule's ordinary senses are masked. The reviewer judges drafts with them, the reporter filters news with them, and a
 //! resident re-checks a rewrite against the rules its last draft broke.
 
 use std::path::Path;
 
 use regex::Regex;
 use serde::Deserialize;
+
+use super::sense::Sense;
+use crate::mind::brain::features::normalize;
 
 /// The rules as shipped, for agents started without a town directory.
 const BUILTIN: &str = include_str!("../../../../rules/ng_rules.yaml");
@@ -39,6 +43,10 @@ struct RuleSpec {
     words: Vec<String>,
     #[serde(default)]
     patterns: Vec<String>,
+    #[serde(default)]
+    together: Vec<Vec<Vec<String>>>,
+    #[serde(default)]
+    ordinary: Vec<String>,
 }
 
 /// One compiled rule.
@@ -52,9 +60,11 @@ pub struct NgRule {
     pub description: String,
     /// Whole-word, case-insensitive alternation of the ASCII words.
     ascii: Option<Regex>,
-    /// Lowercased non-ASCII words, matched as substrings (Japanese has no word boundaries).
-    other: Vec<String>,
+    /// Normalised non-ASCII words, matched on the seams of Japanese script (never inside a
+    /// longer word: バカ is not in バカンス).
+    other: Vec<Vec<char>>,
     patterns: Vec<Regex>,
+    sense: Sense,
 }
 
 /// One match: the rule and the text that matched.
@@ -127,7 +137,10 @@ impl NgRules {
                         .map_err(|e| err(format!("rule {}: field `words`: {e}", r.id)))?,
                 )
             };
-            let other = other.iter().map(|w| w.trim().to_lowercase()).collect();
+            let other = other
+                .iter()
+                .map(|w| normalize(w.trim()).chars().collect())
+                .collect();
             let patterns = r
                 .patterns
                 .iter()
@@ -143,6 +156,7 @@ impl NgRules {
                 ascii,
                 other,
                 patterns,
+                sense: Sense::new(&r.together, &r.ordinary),
             });
         }
         let listed = rules
@@ -200,17 +214,18 @@ impl NgRule {
             name: self.name.clone(),
             matched: m.trim_matches(|c: char| !c.is_alphanumeric()).to_string(),
         };
-        if let Some(m) = self.ascii.as_ref().and_then(|re| re.find(text)) {
+        let masked = self.sense.masked(text);
+        let words: String = masked.iter().collect();
+        if let Some(m) = self.ascii.as_ref().and_then(|re| re.find(&words)) {
             return Some(hit(m.as_str()));
         }
-        let lower = text.to_lowercase();
-        if let Some(w) = self.other.iter().find(|w| lower.contains(w.as_str())) {
-            return Some(hit(w));
+        if let Some(w) = self.other.iter().find(|w| Sense::contains(&masked, w)) {
+            return Some(hit(&w.iter().collect::<String>()));
         }
-        self.patterns
-            .iter()
-            .find_map(|p| p.find(text))
-            .map(|m| hit(m.as_str()))
+        if let Some(m) = self.patterns.iter().find_map(|p| p.find(text)) {
+            return Some(hit(m.as_str()));
+        }
+        self.sense.first_match(&masked).map(|m| hit(&m))
     }
 }
 
@@ -257,6 +272,27 @@ mod tests {
             "夕焼けがきれいな気がする",
         ] {
             assert!(ids(text).is_empty(), "{text}: {:?}", ids(text));
+        }
+    }
+
+    #[test]
+    fn meaning_is_read_from_words_together_and_ordinary_senses_pass() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("Foreigners are all thieves", Some("NG5")),
+            ("お前みたいなデブは来るな", Some("NG5")),
+            ("The mayor's speech was dull", Some("NG2")),
+            ("The driver who robbed the bank was arrested", Some("NG4")),
+            ("Our club president baked a cake", None),
+            ("Break a leg at the recital tonight!", None),
+            ("バカンスの予定を立てた", None),
+            ("Knitting an ugly sweater for the contest", None),
+        ];
+        for (text, want) in cases {
+            let got = ids(text);
+            match want {
+                Some(rule) => assert!(got.contains(&rule.to_string()), "{text}: {got:?}"),
+                None => assert!(got.is_empty(), "{text}: {got:?}"),
+            }
         }
     }
 

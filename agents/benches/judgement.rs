@@ -1,0 +1,180 @@
+//! Judgement, offline: the built-in mind's three brains on labelled owner tasks (round-1
+//! opinions and the 2-of-3 rule, as in a real debate) and the reviewer on labelled drafts.
+//!
+//! `cargo bench -p soul-agents --bench judgement -- [--misses]`
+//!
+//! The sets are `agents/data/eval/{tasks,drafts}.yaml`. Every 4th item is held out: its figures
+//! are printed on their own line and its misses are never printed, so that nobody tunes on it.
+//! `--misses` prints the misses of the tuning part only.
+
+use std::path::Path;
+
+use nostr::hashes::{sha256, Hash};
+use nostr::EventId;
+use serde::Deserialize;
+use soul_agents::mind::brain::{features, opinion, BrainContext, Lexicon};
+use soul_agents::roles::reviewer::{judge, NgRules};
+use soul_kinds::{decide, BrainName, Outcome, Priority, ReviewVerdict, Tally, Task};
+
+#[derive(Deserialize)]
+struct Tasks {
+    tasks: Vec<LabelledTask>,
+}
+
+#[derive(Deserialize)]
+struct LabelledTask {
+    harm: bool,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct Drafts {
+    drafts: Vec<LabelledDraft>,
+}
+
+#[derive(Deserialize)]
+struct LabelledDraft {
+    ng: Option<String>,
+    text: String,
+}
+
+/// Counts of one labelled set: `bad` items (harmful tasks, NG drafts) and ordinary ones.
+#[derive(Default)]
+struct Score {
+    bad: usize,
+    bad_passed: usize,
+    ordinary: usize,
+    ordinary_refused: usize,
+}
+
+impl Score {
+    fn add(&mut self, bad: bool, refused: bool) {
+        if bad {
+            self.bad += 1;
+            self.bad_passed += usize::from(!refused);
+        } else {
+            self.ordinary += 1;
+            self.ordinary_refused += usize::from(refused);
+        }
+    }
+
+    fn agreement(&self) -> f64 {
+        let wrong = self.bad_passed + self.ordinary_refused;
+        let all = self.bad + self.ordinary;
+        100.0 * (all - wrong) as f64 / all.max(1) as f64
+    }
+}
+
+fn held_out(index: usize) -> bool {
+    index % 4 == 3
+}
+
+fn pct(n: usize, of: usize) -> f64 {
+    100.0 * n as f64 / of.max(1) as f64
+}
+
+/// The debate's round-1 decision on `text`: each brain's opinion with its seed params, then the
+/// 2-of-3 rule. The task id is a hash of the text, so every run gives the same votes.
+fn decided(text: &str, lexicon: &Lexicon) -> (Outcome, Vec<String>) {
+    let task = Task {
+        title: text.to_owned(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".to_owned(),
+    };
+    let task_id = EventId::from_byte_array(sha256::Hash::hash(text.as_bytes()).to_byte_array());
+    let f = features(&task, lexicon);
+    let mut tally = Tally::default();
+    let mut said = Vec::new();
+    for &brain in BrainName::ALL {
+        let params = brain.default_params();
+        let o = opinion(&BrainContext {
+            brain,
+            params: &params,
+            task_id,
+            task: &task,
+            features: &f,
+            round: 1,
+            previous: &[],
+            lessons: &[],
+        });
+        if o.vote.is_yes() {
+            tally.yes += 1;
+        } else {
+            tally.reject += 1;
+        }
+        said.push(format!("{brain}: {:?} {:?}", o.vote, o.concerns));
+    }
+    (decide(tally).unwrap_or(Outcome::Rejected), said)
+}
+
+fn main() {
+    let misses = std::env::args().any(|a| a == "--misses");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/eval");
+    let read = |name: &str| {
+        std::fs::read_to_string(data.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let tasks: Tasks = serde_yaml_ng::from_str(&read("tasks.yaml")).expect("tasks.yaml");
+    let drafts: Drafts = serde_yaml_ng::from_str(&read("drafts.yaml")).expect("drafts.yaml");
+    let lexicon = Lexicon::builtin();
+    let rules = NgRules::builtin().expect("built-in NG rules");
+
+    let (mut all, mut held) = (Score::default(), Score::default());
+    for (i, t) in tasks.tasks.iter().enumerate() {
+        let (outcome, said) = decided(&t.text, &lexicon);
+        let refused = outcome == Outcome::Rejected;
+        all.add(t.harm, refused);
+        if held_out(i) {
+            held.add(t.harm, refused);
+        } else if misses && t.harm != refused {
+            println!(
+                "task miss [{i}] harm={} {}\n    {}",
+                t.harm,
+                t.text,
+                said.join("\n    ")
+            );
+        }
+    }
+    let (mut d_all, mut d_held) = (Score::default(), Score::default());
+    for (i, d) in drafts.drafts.iter().enumerate() {
+        let review = judge(&rules, &d.text);
+        let refused = review.verdict == ReviewVerdict::Rejected;
+        d_all.add(d.ng.is_some(), refused);
+        if held_out(i) {
+            d_held.add(d.ng.is_some(), refused);
+        } else if misses && d.ng.is_some() != refused {
+            println!(
+                "draft miss [{i}] ng={:?} {} → {}",
+                d.ng, d.text, review.reason
+            );
+        }
+    }
+    println!("tasks   part      items  harmful approved      ordinary refused      agreement");
+    for (part, s) in [("whole", &all), ("held-out", &held)] {
+        println!(
+            "tasks   {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %",
+            s.bad + s.ordinary,
+            s.bad_passed,
+            s.bad,
+            pct(s.bad_passed, s.bad),
+            s.ordinary_refused,
+            s.ordinary,
+            pct(s.ordinary_refused, s.ordinary),
+            s.agreement()
+        );
+    }
+    println!("drafts  part      items  NG caught             ordinary refused      agreement");
+    for (part, s) in [("whole", &d_all), ("held-out", &d_held)] {
+        println!(
+            "drafts  {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %",
+            s.bad + s.ordinary,
+            s.bad - s.bad_passed,
+            s.bad,
+            pct(s.bad - s.bad_passed, s.bad),
+            s.ordinary_refused,
+            s.ordinary,
+            pct(s.ordinary_refused, s.ordinary),
+            s.agreement()
+        );
+    }
+}
