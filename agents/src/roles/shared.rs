@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, Mutex, Weak};
 
+use super::brain::guarded::Awaiting;
 use super::resident::Hub;
 use super::reviewer::NgRules;
 use crate::town::profile::Common;
@@ -19,6 +20,10 @@ struct Inner {
     /// The town's common rules and NG rules, read once for all residents of the host (a
     /// thousand copies of compiled patterns would cost hundreds of MiB).
     town_rules: Mutex<Option<(Arc<Common>, Arc<NgRules>)>>,
+    /// The owner's answers the host's triceratops awaits.
+    brain_awaiting: Arc<Awaiting>,
+    /// One suggestion at a time per host, so two cannot both pass the hourly window check.
+    suggesting: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for HostShared {
@@ -41,6 +46,16 @@ impl HostShared {
         let hub = start();
         *slot = Arc::downgrade(&hub);
         hub
+    }
+
+    /// The owner's answers the host's triceratops awaits.
+    pub fn brain_awaiting(&self) -> Arc<Awaiting> {
+        Arc::clone(&self.0.brain_awaiting)
+    }
+
+    /// The host's suggestion turn: held while one suggestion checks the window and publishes.
+    pub fn suggesting(&self) -> Arc<tokio::sync::Mutex<()>> {
+        Arc::clone(&self.0.suggesting)
     }
 
     /// The town's rules, loaded by `load` the first time.

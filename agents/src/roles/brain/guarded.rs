@@ -7,10 +7,10 @@
 //! decision from the relay and follows it, so nothing is judged or run twice.
 //!
 //! CONFIRM asks the owner by NIP-17 DM and waits up to 10 minutes of town time without holding
-//! up the brain's loop: the question runs in its own task and the answer waits in [`PENDING`].
+//! up the brain's loop: the question runs in its own task and the answer waits in the host's [`Awaiting`].
 
 use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use nostr::{EventId, Filter, PublicKey};
@@ -39,13 +39,17 @@ pub(super) enum Pass {
 /// (triceratops, decision) → the owner's answer, `None` while waiting.
 type Answers = HashMap<(PublicKey, EventId), Option<Answer>>;
 
-static PENDING: LazyLock<Mutex<Answers>> = LazyLock::new(Default::default);
-
 /// Clarifications awaited, per (triceratops, decision): `None` while waiting, then the owner's
 /// answer (`Some("")` for none in time). The answer resumes the proposal.
 type Clarified = HashMap<(PublicKey, EventId), Option<String>>;
 
-static CLARIFY: LazyLock<Mutex<Clarified>> = LazyLock::new(Default::default);
+/// The owner's answers triceratops awaits, held by the host (`roles::shared::HostShared`) so
+/// that they outlive a restart of the agent and no other host in the process sees them.
+#[derive(Debug, Default)]
+pub struct Awaiting {
+    answers: Mutex<Answers>,
+    clarified: Mutex<Clarified>,
+}
 
 /// Decides whether the execution of `state`'s decision may run.
 pub(super) async fn pass(
@@ -56,7 +60,10 @@ pub(super) async fn pass(
     let me = ctx.me.keys.public_key();
     let key = (me, decision);
     // A clarifying question is with the owner, or answered: the answer resumes the proposal.
-    let clarified = CLARIFY
+    let clarified = ctx
+        .setup
+        .awaiting
+        .clarified
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .get(&key)
@@ -64,7 +71,9 @@ pub(super) async fn pass(
     match clarified {
         Some(None) => return Ok(Pass::Wait),
         Some(Some(answer)) => {
-            CLARIFY
+            ctx.setup
+                .awaiting
+                .clarified
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&key);
@@ -82,7 +91,12 @@ pub(super) async fn pass(
     // Still waiting for the owner: nothing to look up. Without this every loop of triceratops
     // fetched one verdict per task awaiting an answer, and its votes slowed as those piled up.
     let waiting = matches!(
-        PENDING.lock().unwrap_or_else(|p| p.into_inner()).get(&key),
+        ctx.setup
+            .awaiting
+            .answers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key),
         Some(None)
     );
     if waiting {
@@ -106,7 +120,10 @@ pub(super) async fn pass(
         Some(v) if matches!(v.action, GuardAction::Allow | GuardAction::Modify) => Ok(Pass::Go),
         Some(v) if v.action == GuardAction::Block => Ok(Pass::Stop(v.reason)),
         Some(v) => {
-            let answer = PENDING
+            let answer = ctx
+                .setup
+                .awaiting
+                .answers
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .get(&key)
@@ -114,7 +131,9 @@ pub(super) async fn pass(
             match answer {
                 Some(None) => Ok(Pass::Wait),
                 Some(Some(a)) => {
-                    PENDING
+                    ctx.setup
+                        .awaiting
+                        .answers
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .remove(&key);
@@ -248,7 +267,9 @@ async fn task_author(ctx: &Ctx<'_>, state: &TaskState) -> Option<PublicKey> {
 /// Starts asking the owner the mind's clarifying question in the background.
 fn clarify(ctx: &Ctx<'_>, decision: EventId, question: String) {
     let key = (ctx.me.keys.public_key(), decision);
-    CLARIFY
+    ctx.setup
+        .awaiting
+        .clarified
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .insert(key, None);
@@ -258,11 +279,13 @@ fn clarify(ctx: &Ctx<'_>, decision: EventId, question: String) {
         ctx.setup.owner,
     );
     let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
+    let awaiting = Arc::clone(&ctx.setup.awaiting);
     tokio::spawn(async move {
         let answer =
             guard::ask_clarification(&relay, &keys, owner, &decision.to_hex(), &question, ttl)
                 .await;
-        CLARIFY
+        awaiting
+            .clarified
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(key, Some(answer.unwrap_or_default()));
@@ -272,7 +295,9 @@ fn clarify(ctx: &Ctx<'_>, decision: EventId, question: String) {
 /// Starts asking the owner in the background (twice, each with its own code, when `double`).
 fn ask(ctx: &Ctx<'_>, decision: EventId, question: String, double: bool) {
     let key = (ctx.me.keys.public_key(), decision);
-    PENDING
+    ctx.setup
+        .awaiting
+        .answers
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .insert(key, None);
@@ -282,6 +307,7 @@ fn ask(ctx: &Ctx<'_>, decision: EventId, question: String, double: bool) {
         ctx.setup.owner,
     );
     let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
+    let awaiting = Arc::clone(&ctx.setup.awaiting);
     tokio::spawn(async move {
         let answer = guard::confirm_with_owner(
             &relay,
@@ -293,7 +319,8 @@ fn ask(ctx: &Ctx<'_>, decision: EventId, question: String, double: bool) {
             ttl,
         )
         .await;
-        PENDING
+        awaiting
+            .answers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(key, Some(answer));

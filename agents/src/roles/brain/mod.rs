@@ -12,7 +12,7 @@
 
 mod cache;
 mod evaluate;
-mod guarded;
+pub(crate) mod guarded;
 pub mod inbox;
 mod origin;
 mod restart;
@@ -64,6 +64,8 @@ pub struct BrainSetup {
     pub relay_url: String,
     /// Executions in progress as karma jobs with heartbeats (triceratops's).
     pub jobs: crate::mind::upkeep::Jobs,
+    /// The owner's answers triceratops awaits (held by the host, so they outlive a restart).
+    pub awaiting: Arc<guarded::Awaiting>,
 }
 
 impl BrainSetup {
@@ -83,6 +85,7 @@ impl BrainSetup {
             guardian: ctx.guardian.clone(),
             relay_url: o.relay_url.clone(),
             jobs: Default::default(),
+            awaiting: ctx.shared.brain_awaiting(),
         })
     }
 }

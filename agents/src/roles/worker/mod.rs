@@ -422,8 +422,14 @@ impl Worker {
                                 if r.result.as_ref().is_some_and(|r| r.timed_out) {
                                     let limit = current
                                         .param(crate::roles::executor::PARAMS, "run_timeout_secs");
-                                    suggest::after_timeout(&ctx.link, &me, &skill, limit as u64)
-                                        .await;
+                                    suggest::after_timeout(
+                                        &ctx.link,
+                                        &me,
+                                        &skill,
+                                        limit as u64,
+                                        &ctx.shared.suggesting(),
+                                    )
+                                    .await;
                                 }
                                 send_reply(&dm, &m, cmd.json, &r, false).await;
                             });

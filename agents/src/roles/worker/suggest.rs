@@ -64,17 +64,16 @@ fn about(kind: SoulKind, author: PublicKey, ids: &[EventId]) -> Filter {
         .events(ids.iter().copied())
 }
 
-/// Serialises a host's suggestions so that two at once cannot both pass the window check.
-static SUGGESTING: Mutex<()> = Mutex::const_new(());
-
 /// Publishes `s` as worker `me` unless it made one within the hour (read from the relay);
 /// `Ok(None)` when the window refuses it.
 pub async fn suggest(
     link: &Link,
     me: &Identity,
     s: &Suggestion,
+    turn: &Mutex<()>,
 ) -> Result<Option<Event>, LinkError> {
-    let _one_at_a_time = SUGGESTING.lock().await;
+    // One at a time per host (`turn`), so two at once cannot both pass the window check.
+    let _one_at_a_time = turn.lock().await;
     let now = Timestamp::now();
     let mine = link
         .fetch(
@@ -95,7 +94,13 @@ pub async fn suggest(
 }
 
 /// The executor's suggestion when a skill ran into the run time-out (`limit_secs`).
-pub async fn after_timeout(link: &Link, me: &Identity, skill: &str, limit_secs: u64) {
+pub async fn after_timeout(
+    link: &Link,
+    me: &Identity,
+    skill: &str,
+    limit_secs: u64,
+    turn: &Mutex<()>,
+) {
     let s = Suggestion {
         title: format!("Review skill {skill}: it hit the {limit_secs} s run time-out"),
         description: format!(
@@ -105,7 +110,7 @@ pub async fn after_timeout(link: &Link, me: &Identity, skill: &str, limit_secs: 
             me.name
         ),
     };
-    if let Err(e) = suggest(link, me, &s).await {
+    if let Err(e) = suggest(link, me, &s, turn).await {
         tracing::warn!(worker = %me.name, "could not publish a suggestion: {e}");
     }
 }
