@@ -77,10 +77,12 @@ impl Scripted {
         self.url.trim_end_matches("/v1").to_owned()
     }
 
-    /// Every request received so far: (path, body).
+    /// Every request received so far: (path, body). The server may be writing a line as we
+    /// read, so only newline-terminated lines count: a half-written one is read next time.
     pub fn requests(&self) -> Vec<(String, Value)> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let complete = text.rfind('\n').map_or("", |end| &text[..end]);
+        complete
             .lines()
             .map(|l| {
                 let v: Value = serde_json::from_str(l).unwrap();
@@ -178,7 +180,9 @@ fn append(log: &Path, path: &str, body: &Value) {
         .append(true)
         .open(log)
         .unwrap();
-    writeln!(f, "{}", json!({"path": path, "body": body})).unwrap();
+    // One write per line: a formatted writeln! may reach the file in pieces.
+    let line = format!("{}\n", json!({"path": path, "body": body}));
+    f.write_all(line.as_bytes()).unwrap();
 }
 
 fn pick(rules: &Value, used: &mut Vec<usize>, body: &str) -> Value {
