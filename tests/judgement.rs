@@ -79,13 +79,18 @@ async fn harmful_tasks_are_refused_and_each_opinion_names_the_harm() {
         let d = parse::<Decision>(decision.first().expect("a decision")).expect("decision");
         assert_eq!(d.outcome, Outcome::Rejected, "{title}: {d:?}");
         let f = Filter::new().kind(SoulKind::Opinion.kind()).event(*id);
-        let opinions: Vec<Opinion> = wait_for(&c, f, 3)
+        // Two rejections decide; a brain that had not voted yet does not vote on a decided
+        // task, so two or three round-1 opinions exist, and each of them names the harm.
+        let opinions: Vec<Opinion> = wait_for(&c, f, 2)
             .await
             .iter()
             .filter_map(|e| parse::<Opinion>(e).ok())
             .filter(|o| o.round == 1)
             .collect();
-        assert_eq!(opinions.len(), 3, "{title}: three round-1 opinions");
+        assert!(
+            opinions.len() >= 2,
+            "{title}: the round-1 opinions that decided: {opinions:?}"
+        );
         for o in &opinions {
             let said = format!("{} {}", o.opinion, o.concerns.join(" "));
             assert!(
