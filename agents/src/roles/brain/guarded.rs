@@ -37,11 +37,14 @@ pub(super) enum Pass {
 /// Owner answers awaited, per (triceratops, decision): `None` while waiting. Process-wide so
 /// that an answer survives the host restarting triceratops's task.
 /// (triceratops, decision) → the owner's answer, `None` while waiting.
-type Answers = HashMap<(PublicKey, EventId), Option<Answer>>;
+type Answers = Waiting<Answer>;
 
 /// Clarifications awaited, per (triceratops, decision): `None` while waiting, then the owner's
 /// answer (`Some("")` for none in time). The answer resumes the proposal.
-type Clarified = HashMap<(PublicKey, EventId), Option<String>>;
+type Clarified = Waiting<String>;
+
+/// Per (triceratops, decision): `None` while the owner is asked, then what came back.
+type Waiting<T> = HashMap<(PublicKey, EventId), Option<T>>;
 
 /// The owner's answers triceratops awaits, held by the host (`roles::shared::HostShared`) so
 /// that they outlive a restart of the agent and no other host in the process sees them.
@@ -266,50 +269,29 @@ async fn task_author(ctx: &Ctx<'_>, state: &TaskState) -> Option<PublicKey> {
 
 /// Starts asking the owner the mind's clarifying question in the background.
 fn clarify(ctx: &Ctx<'_>, decision: EventId, question: String) {
-    let key = (ctx.me.keys.public_key(), decision);
-    ctx.setup
-        .awaiting
-        .clarified
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, None);
     let (relay, keys, owner) = (
         ctx.setup.relay_url.clone(),
         ctx.me.keys.clone(),
         ctx.setup.owner,
     );
     let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
-    let awaiting = Arc::clone(&ctx.setup.awaiting);
-    tokio::spawn(async move {
-        let answer =
-            guard::ask_clarification(&relay, &keys, owner, &decision.to_hex(), &question, ttl)
-                .await;
-        awaiting
-            .clarified
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, Some(answer.unwrap_or_default()));
+    await_owner(ctx, decision, |a| &a.clarified, async move {
+        guard::ask_clarification(&relay, &keys, owner, &decision.to_hex(), &question, ttl)
+            .await
+            .unwrap_or_default()
     });
 }
 
 /// Starts asking the owner in the background (twice, each with its own code, when `double`).
 fn ask(ctx: &Ctx<'_>, decision: EventId, question: String, double: bool) {
-    let key = (ctx.me.keys.public_key(), decision);
-    ctx.setup
-        .awaiting
-        .answers
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(key, None);
     let (relay, keys, owner) = (
         ctx.setup.relay_url.clone(),
         ctx.me.keys.clone(),
         ctx.setup.owner,
     );
     let ttl = ctx.setup.clock.scale(guard::CONFIRM_TTL);
-    let awaiting = Arc::clone(&ctx.setup.awaiting);
-    tokio::spawn(async move {
-        let answer = guard::confirm_with_owner(
+    await_owner(ctx, decision, |a| &a.answers, async move {
+        guard::confirm_with_owner(
             &relay,
             &keys,
             owner,
@@ -318,13 +300,28 @@ fn ask(ctx: &Ctx<'_>, decision: EventId, question: String, double: bool) {
             double,
             ttl,
         )
-        .await;
-        awaiting
-            .answers
+        .await
+    });
+}
+
+/// Marks `decision` as waiting in the host's `slot` (so the brain's loop goes on meanwhile) and
+/// files what `answer` resolves to there, from its own task.
+fn await_owner<T: Send + 'static>(
+    ctx: &Ctx<'_>,
+    decision: EventId,
+    slot: fn(&Awaiting) -> &Mutex<Waiting<T>>,
+    answer: impl std::future::Future<Output = T> + Send + 'static,
+) {
+    let key = (ctx.me.keys.public_key(), decision);
+    let awaiting = Arc::clone(&ctx.setup.awaiting);
+    let file = move |value: Option<T>| {
+        slot(&awaiting)
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(key, Some(answer));
-    });
+            .insert(key, value);
+    };
+    file(None);
+    tokio::spawn(async move { file(Some(answer.await)) });
 }
 
 #[allow(clippy::too_many_arguments)]
