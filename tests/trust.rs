@@ -268,21 +268,9 @@ async fn a_decision_authorises_exactly_the_decided_skill_and_values() {
 async fn dm_containing(phone: &Phone, from: PublicKey, needle: &str) -> String {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
-        let wraps = phone
-            .client
-            .fetch_events(
-                Filter::new()
-                    .kind(Kind::GiftWrap)
-                    .pubkey(phone.keys.public_key()),
-                Duration::from_secs(5),
-            )
-            .await
-            .unwrap();
-        for w in wraps.iter() {
-            if let Ok(g) = UnwrappedGift::from_gift_wrap(&phone.keys, w).await {
-                if g.sender == from && g.rumor.content.contains(needle) {
-                    return g.rumor.content.clone();
-                }
+        for g in phone.inbox().await {
+            if g.sender == from && g.rumor.content.contains(needle) {
+                return g.rumor.content.clone();
             }
         }
         assert!(

@@ -295,22 +295,10 @@ async fn the_buddy_refuses_injection_and_impersonation() {
 async fn question(phone: &Phone, from: PublicKey, needle: &str) -> String {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
-        let wraps = phone
-            .client
-            .fetch_events(
-                Filter::new()
-                    .kind(Kind::GiftWrap)
-                    .pubkey(phone.keys.public_key()),
-                Duration::from_secs(5),
-            )
-            .await
-            .unwrap();
-        for w in wraps.iter() {
-            if let Ok(g) = UnwrappedGift::from_gift_wrap(&phone.keys, w).await {
-                let c = &g.rumor.content;
-                if g.sender == from && c.contains("Reply \"yes ") && c.contains(needle) {
-                    return c.clone();
-                }
+        for g in phone.inbox().await {
+            let c = &g.rumor.content;
+            if g.sender == from && c.contains("Reply \"yes ") && c.contains(needle) {
+                return c.clone();
             }
         }
         assert!(

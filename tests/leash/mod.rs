@@ -23,23 +23,11 @@ pub(crate) async fn questions(
     from: PublicKey,
     needle: &str,
 ) -> Vec<(Timestamp, String)> {
-    let wraps = phone
-        .client
-        .fetch_events(
-            Filter::new()
-                .kind(Kind::GiftWrap)
-                .pubkey(phone.keys.public_key()),
-            Duration::from_secs(5),
-        )
-        .await
-        .unwrap();
     let mut out = Vec::new();
-    for w in wraps.iter() {
-        if let Ok(g) = UnwrappedGift::from_gift_wrap(&phone.keys, w).await {
-            let c = &g.rumor.content;
-            if g.sender == from && c.contains("Reply \"yes ") && c.contains(needle) {
-                out.push((g.rumor.created_at, c.clone()));
-            }
+    for g in phone.inbox().await {
+        let c = &g.rumor.content;
+        if g.sender == from && c.contains("Reply \"yes ") && c.contains(needle) {
+            out.push((g.rumor.created_at, c.clone()));
         }
     }
     out.sort();

@@ -48,8 +48,8 @@ impl Phone {
         (wrap, id)
     }
 
-    /// Every message from `from` that replies to `rumor`.
-    pub async fn replies(&self, from: PublicKey, rumor: EventId) -> Vec<Received> {
+    /// Every message on the relay for this phone that it can open.
+    pub async fn inbox(&self) -> Vec<UnwrappedGift> {
         let wraps = self
             .client
             .fetch_events(
@@ -62,9 +62,17 @@ impl Phone {
             .unwrap_or_default();
         let mut out = Vec::new();
         for w in wraps.iter() {
-            let Ok(g) = UnwrappedGift::from_gift_wrap(&self.keys, w).await else {
-                continue;
-            };
+            if let Ok(g) = UnwrappedGift::from_gift_wrap(&self.keys, w).await {
+                out.push(g);
+            }
+        }
+        out
+    }
+
+    /// Every message from `from` that replies to `rumor`.
+    pub async fn replies(&self, from: PublicKey, rumor: EventId) -> Vec<Received> {
+        let mut out = Vec::new();
+        for g in self.inbox().await {
             let replies_to = g.rumor.tags.iter().any(|t| {
                 t.as_slice().first().is_some_and(|n| n == "e")
                     && t.as_slice().get(1) == Some(&rumor.to_hex())
