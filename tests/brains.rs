@@ -14,10 +14,10 @@ use soul_kinds::{
 use crate::util::*;
 
 /// A brain run by `soul-agent`, as on another machine; killed (SIGKILL) on drop.
-struct Brain(std::process::Child);
+pub(crate) struct Brain(std::process::Child);
 
 impl Brain {
-    fn start(town: &TestTown, url: &str, name: &str) -> Self {
+    pub(crate) fn start(town: &TestTown, url: &str, name: &str) -> Self {
         // Its log goes to TOWN/NAME.log (appended across restarts), read back when a test
         // gives up waiting on the brains.
         let log = std::fs::OpenOptions::new()

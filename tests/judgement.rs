@@ -2,11 +2,10 @@
 //! refused by the three `soul-agent` brains, and every opinion names the harm it saw. The town
 //! runs with the brain lexicon of an older soul (no `harms`), which must still start and judge.
 
-use std::process::Stdio;
-
 use nostr_sdk::prelude::*;
 use soul_kinds::{parse, Decision, Opinion, Outcome, SoulKind};
 
+use crate::brains::Brain;
 use crate::util::*;
 
 /// The lexicon as shipped before harms existed.
@@ -32,30 +31,6 @@ const HARMFUL: &[(&str, &str)] = &[
     ),
 ];
 
-/// A brain run by `soul-agent`; killed on drop.
-struct Brain(std::process::Child);
-
-impl Drop for Brain {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start(town: &TestTown, url: &str, name: &str) -> Brain {
-    let log = std::fs::File::create(town.dir.join(format!("{name}.log"))).expect("log file");
-    let child = soul_agent()
-        .arg("--key")
-        .arg(town.key_path(name))
-        .args(["--relay", url, "--speed", "60", "--town"])
-        .arg(&town.dir)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("spawn soul-agent");
-    Brain(child)
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn harmful_tasks_are_refused_and_each_opinion_names_the_harm() {
     let town = TestTown::new();
@@ -63,7 +38,7 @@ async fn harmful_tasks_are_refused_and_each_opinion_names_the_harm() {
     let relay = town.relay(&[]);
     let _brains: Vec<Brain> = ["panda", "gorilla", "triceratops"]
         .iter()
-        .map(|n| start(&town, &relay.url, n))
+        .map(|n| Brain::start(&town, &relay.url, n))
         .collect();
     let c = client(&relay.url, None).await;
     let owner = town.keys("owner");
