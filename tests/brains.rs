@@ -517,7 +517,7 @@ async fn the_owner_dms_gorilla_a_task_from_a_phone() {
     let owner = town.keys("owner");
     let gorilla = town.keys("gorilla").public_key();
     // The owner's phone: any NIP-17 client; here rust-nostr's, through soul's DM helper.
-    let phone = soul_agents::dm::DmClient::connect(&up.url, &owner)
+    let phone = soul_link::dm::DmClient::connect(&up.url, &owner)
         .await
         .unwrap();
     let mut inbox = phone.follow().await.unwrap();

@@ -11,7 +11,7 @@ use std::sync::mpsc as std_mpsc;
 
 use futures::{SinkExt, StreamExt};
 use nostr_sdk::prelude::*;
-use soul_agents::link::{live_since, Link};
+use soul_link::{live_since, Link};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use nostr_sdk::prelude::*;
-use soul_agents::roles::resident::{dice, memory};
+use soul_host::roles::resident::{dice, memory};
 use soul_kinds::{
     parse, AuditVerdict, Draft, DraftStatus, GuardAction, News, Review, ReviewVerdict, SoulKind,
 };

@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 
 use nostr::{Filter, Keys, Timestamp};
 use nostr_sdk::RelayPoolNotification;
-use soul_agents::clock::Clock;
-use soul_agents::host::{self, HostOptions, Identity};
-use soul_agents::link::Link;
-use soul_agents::mind::brain::Lexicon;
+use soul_host::{self as host, HostOptions};
 use soul_kinds::content::task;
 use soul_kinds::{tags, Priority, Role, Roster, RosterMember, SoulKind, Task};
+use soul_link::clock::Clock;
+use soul_link::Identity;
+use soul_link::Link;
+use soul_mind::brain::Lexicon;
 use soul_relay::{Relay, RelayConfig, RosterView};
 
 const TITLES: &[&str] = &[
@@ -73,7 +74,7 @@ async fn main() {
         relay_url: url.clone(),
         clock: Clock::default(),
         heartbeat_every: Duration::from_secs(30),
-        minds: soul_agents::mind::Minds::load(dir.path(), None).unwrap(),
+        minds: soul_host::minds::Minds::load(dir.path(), None).unwrap(),
     };
     tokio::spawn(host::run(brains, options, std::future::pending()));
 

@@ -12,9 +12,9 @@ use std::path::Path;
 use nostr::hashes::{sha256, Hash};
 use nostr::EventId;
 use serde::Deserialize;
-use soul_agents::mind::brain::{features, opinion, BrainContext, Lexicon};
-use soul_agents::roles::reviewer::{judge, NgRules};
+use soul_host::roles::reviewer::{judge, NgRules};
 use soul_kinds::{decide, BrainName, Outcome, Priority, ReviewVerdict, Tally, Task};
+use soul_mind::brain::{features, opinion, BrainContext, Lexicon};
 
 #[derive(Deserialize)]
 struct Tasks {

@@ -12,14 +12,15 @@ use nostr::{Filter, PublicKey};
 use soul_keys::{keyfile, EnvOrPrompt, TownConfig};
 use soul_kinds::{Roster, SoulKind};
 
-use crate::clock::Clock;
-use crate::host::{self, HostOptions, Identity};
-use crate::link::Link;
-use crate::schedule::TownSchedule;
+use soul_host::{self as host, HostOptions};
+use soul_link::clock::Clock;
+use soul_link::schedule::TownSchedule;
+use soul_link::Identity;
+use soul_link::Link;
 
 /// Every 6 hours, as in seed 000, when no town.toml says otherwise.
 const DEFAULT_EVALUATION: &str = "0 0 */6 * * *";
-use crate::mind::brain::Lexicon;
+use soul_mind::brain::Lexicon;
 
 /// Run one soul agent.
 #[derive(Debug, Parser)]
@@ -83,7 +84,7 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<ExitCode> {
         keys,
     };
     let lexicon = match town.is_some() {
-        true => crate::town::load::lexicon_in(&args.town)?,
+        true => soul_host::town::load::lexicon_in(&args.town)?,
         false => Lexicon::builtin(),
     };
     let clock = Clock::new(args.speed);
@@ -96,17 +97,17 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<ExitCode> {
         evaluation,
         roster: roster.clone(),
         lexicon: std::sync::Arc::new(lexicon),
-        restart_allowlist: std::sync::Arc::new(crate::town::load::restart_allowlist_in(
+        restart_allowlist: std::sync::Arc::new(soul_host::town::load::restart_allowlist_in(
             &args.town,
         )?),
         relay_url,
         clock,
         heartbeat_every: Duration::from_secs(args.heartbeat_secs.max(1)),
-        minds: crate::mind::Minds::open(
+        minds: soul_host::minds::Minds::open(
             args.town.clone(),
             town.as_ref()
                 .and_then(|t| t.llm.clone())
-                .map(|l| crate::mind::LlmChoice {
+                .map(|l| soul_host::minds::LlmChoice {
                     url: l.url,
                     model: l.model,
                     daily_token_budget: l.daily_token_budget,

@@ -7,9 +7,9 @@ mod town;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use soul_agents::mind::model::{ModelConfig, Retry, BUILTIN_SOUL};
-use soul_agents::mind::{conformance, Mind, ModelMind};
 use soul_karma::Karma;
+use soul_mind::model::{ModelConfig, Retry, BUILTIN_SOUL};
+use soul_mind::{conformance, Mind, ModelMind};
 
 use scripted::{reply, Scripted};
 

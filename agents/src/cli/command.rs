@@ -9,10 +9,10 @@ use anyhow::{anyhow, bail};
 use clap::Args;
 use soul_kinds::Role;
 
-use crate::dm::DmClient;
-use crate::roles::worker::command;
-use crate::roles::worker::reply::ACCEPTED;
-use crate::town::load::Town;
+use soul_host::roles::worker::command;
+use soul_host::roles::worker::reply::ACCEPTED;
+use soul_host::town::load::Town;
+use soul_link::dm::DmClient;
 
 /// Options of `soul command`.
 #[derive(Debug, Args)]

@@ -9,8 +9,8 @@ use anyhow::anyhow;
 use soul_kinds::content::task;
 use soul_kinds::{Priority, Task};
 
-use crate::link::Link;
-use crate::town::load::Town;
+use soul_host::town::load::Town;
+use soul_link::Link;
 
 pub(super) async fn run(dir: &Path, relay: Option<String>) -> anyhow::Result<ExitCode> {
     let town = Town::open(dir)?;

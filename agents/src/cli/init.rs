@@ -9,7 +9,7 @@ use nostr::nips::nip19::ToBech32;
 use soul_keys::{keyfile, RosterEntry, TownConfig, TownDir};
 use soul_kinds::Role;
 
-use crate::town::template;
+use soul_host::town::template;
 
 /// The agents every town starts with, besides the residents (named by `residents/*.yaml`).
 const CORE_AGENTS: &[(&str, Role)] = &[

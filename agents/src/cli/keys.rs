@@ -8,7 +8,7 @@ use clap::Subcommand;
 use nostr::nips::nip19::ToBech32;
 use soul_keys::{keyfile, EnvOrPrompt, PassphraseSource, TownDir};
 
-use crate::town::load::Town;
+use soul_host::town::load::Town;
 
 /// What to do with the keys.
 #[derive(Debug, Subcommand)]

@@ -11,8 +11,8 @@ use tokio::task::JoinHandle;
 use soul_kinds::content::{roster, RosterContent};
 use soul_kinds::nip89;
 
-use crate::link::Link;
-use crate::town::load::Town;
+use soul_host::town::load::Town;
+use soul_link::Link;
 
 pub(super) async fn run(dir: &Path, unlimited: bool) -> anyhow::Result<ExitCode> {
     let town = Town::open(dir)?;

@@ -13,9 +13,9 @@ use nostr::{Event, EventId, Filter, PublicKey};
 use soul_kinds::{decide, fold_task, parse, Decision, Roster, SoulKind, Task, TaskState};
 
 use super::render;
-use crate::link::Link;
-use crate::roles::brain::debate_kinds;
-use crate::town::load::Town;
+use soul_host::roles::brain::debate_kinds;
+use soul_host::town::load::Town;
+use soul_link::Link;
 
 pub(super) async fn run(
     dir: &Path,

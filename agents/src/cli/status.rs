@@ -8,9 +8,9 @@ use nostr::{Event, EventId, Filter, Kind, PublicKey, Timestamp};
 use serde::Serialize;
 use soul_kinds::{fold_task, tags, SoulKind, TaskStatus};
 
-use crate::link::Link;
-use crate::roles::brain::is_evaluation_request;
-use crate::town::load::Town;
+use soul_host::roles::brain::is_evaluation_request;
+use soul_host::town::load::Town;
+use soul_link::Link;
 
 /// The stable `soul status --json` shape (DESIGN §11).
 #[derive(Debug, Serialize)]

@@ -12,9 +12,9 @@ use soul_kinds::content::task;
 use soul_kinds::{fold_task, Priority, Task, TaskStatus};
 
 use super::render;
-use crate::link::Link;
-use crate::roles::brain::debate_kinds;
-use crate::town::load::Town;
+use soul_host::roles::brain::debate_kinds;
+use soul_host::town::load::Town;
+use soul_link::Link;
 
 /// Options of `soul task`.
 #[derive(Debug, Args)]

@@ -8,11 +8,11 @@ use std::time::Duration;
 use clap::Args;
 use soul_keys::TownDir;
 
-use crate::clock::Clock;
-use crate::host::{self, HostOptions};
-use crate::link::Link;
-use crate::schedule::TownSchedule;
-use crate::town::load::Town;
+use soul_host::town::load::Town;
+use soul_host::{self as host, HostOptions};
+use soul_link::clock::Clock;
+use soul_link::schedule::TownSchedule;
+use soul_link::Link;
 
 /// Options of `soul up`.
 #[derive(Debug, Args)]
@@ -47,7 +47,7 @@ pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
     }
     let town = Town::open(dir)?;
     // A resident with a broken profile would sit idle: refuse to start and name the field.
-    crate::town::profile::load_all(dir)?;
+    soul_mind::profile::load_all(dir)?;
     let relay = match &args.relay {
         Some(_) => None,
         None => Some(super::relay::start(&town, args.unlimited).await?),
@@ -82,14 +82,14 @@ pub(super) async fn run(dir: &Path, args: UpArgs) -> anyhow::Result<ExitCode> {
         evaluation,
         roster: town.config.roster()?,
         lexicon: Arc::new(town.lexicon()?),
-        restart_allowlist: Arc::new(crate::town::load::restart_allowlist_in(dir)?),
+        restart_allowlist: Arc::new(soul_host::town::load::restart_allowlist_in(dir)?),
         relay_url,
         clock,
         heartbeat_every: Duration::from_secs(town.config.schedule.heartbeat_secs.max(1)),
-        minds: crate::mind::Minds::open(dir.to_path_buf(), llm_choice(&town, &args)).await?,
+        minds: soul_host::minds::Minds::open(dir.to_path_buf(), llm_choice(&town, &args)).await?,
     };
     let bridge = (!town.config.relay.federation.is_empty()).then(|| {
-        tokio::spawn(crate::bridge::run(crate::bridge::BridgeConfig {
+        tokio::spawn(soul_bridge::run(soul_bridge::BridgeConfig {
             town_relay: options.relay_url.clone(),
             peers: town.config.relay.federation.clone(),
             roster: options.roster.clone(),
@@ -175,7 +175,7 @@ async fn start_dashboard(
 }
 
 /// `--llm`/`--model` over `[llm]` in town.toml; `None`: the built-in mind.
-fn llm_choice(town: &Town, args: &UpArgs) -> Option<crate::mind::LlmChoice> {
+fn llm_choice(town: &Town, args: &UpArgs) -> Option<soul_host::minds::LlmChoice> {
     let section = town.config.llm.clone();
     let defaults = soul_keys::LlmSection::default();
     let url = args
@@ -183,7 +183,7 @@ fn llm_choice(town: &Town, args: &UpArgs) -> Option<crate::mind::LlmChoice> {
         .clone()
         .or_else(|| section.as_ref().map(|s| s.url.clone()))?;
     let base = section.unwrap_or(defaults);
-    Some(crate::mind::LlmChoice {
+    Some(soul_host::minds::LlmChoice {
         url,
         model: args.model.clone().unwrap_or(base.model),
         daily_token_budget: base.daily_token_budget,

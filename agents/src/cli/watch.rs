@@ -8,9 +8,9 @@ use nostr_sdk::RelayPoolNotification;
 use soul_kinds::SoulKind;
 
 use super::render;
-use crate::link::{live_since, Link};
-use crate::roles::brain::debate_kinds;
-use crate::town::load::Town;
+use soul_host::roles::brain::debate_kinds;
+use soul_host::town::load::Town;
+use soul_link::{live_since, Link};
 
 pub(super) async fn run(
     dir: &Path,

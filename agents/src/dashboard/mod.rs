@@ -29,7 +29,7 @@ use nostr::Keys;
 use soul_kinds::Roster;
 use tokio::net::TcpListener;
 
-use crate::link::Link;
+use soul_link::Link;
 
 pub use access::{Hosts, Secret};
 

@@ -1,0 +1,302 @@
+//! The reviewer: every pending draft version gets one review (4365) against the NG rules.
+//!
+//! The reviewer follows drafts (34361) and its own reviews. A draft version is due for review
+//! when its author is a resident of the roster, the draft says `pending`, and the reviewer has
+//! not reviewed that exact version (`e` tag) yet; so a restarted reviewer never reviews twice
+//! and never misses a version that arrived while it was down.
+
+pub mod ng;
+mod sense;
+
+use crate::HostError;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nostr::nips::nip01::Coordinate;
+use nostr::{Event, EventId, Filter, Kind, PublicKey};
+use nostr_sdk::RelayPoolNotification;
+use soul_kinds::content::review;
+use soul_kinds::{parse, tags, Draft, DraftStatus, Review, ReviewVerdict, Role, Roster, SoulKind};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::{AbortHandle, JoinSet};
+
+pub use ng::{Hit, NgRules};
+use soul_link::Identity;
+use soul_link::{live_since, Link};
+use soul_mind::{Mind, ReviewAsk, SharedMind};
+
+/// The review of `text` under `rules`: rejected with every rule it breaks, else approved.
+pub fn judge(rules: &NgRules, text: &str) -> Review {
+    let hits = rules.check(text);
+    if hits.is_empty() {
+        return Review {
+            verdict: ReviewVerdict::Approved,
+            reason: "no NG rule applies; fit for a cheerful timeline".into(),
+            rules: Vec::new(),
+        };
+    }
+    let reason = hits
+        .iter()
+        .map(|h| format!("mentions \"{}\" ({}: {})", h.matched, h.rule, h.name))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Review {
+        verdict: ReviewVerdict::Rejected,
+        reason,
+        rules: hits.into_iter().map(|h| h.rule).collect(),
+    }
+}
+
+/// What the reviewer has read.
+#[derive(Default)]
+struct Desk {
+    /// Newest draft version per resident.
+    latest: HashMap<PublicKey, Event>,
+    /// Draft versions already reviewed (by this reviewer).
+    reviewed: HashSet<EventId>,
+    /// Residents whose newest draft arrived since the last look: only these are checked, so a
+    /// town of a thousand residents costs one look per new draft, not a thousand.
+    waiting: HashSet<PublicKey>,
+}
+
+impl Desk {
+    fn file(&mut self, event: Event, me: &PublicKey) {
+        if event.kind == SoulKind::Review.kind() {
+            if event.pubkey == *me {
+                self.reviewed.extend(tags::e_refs(&event).map(|r| r.id));
+            }
+            return;
+        }
+        let newer = self
+            .latest
+            .get(&event.pubkey)
+            .is_none_or(|old| (event.created_at, event.id) > (old.created_at, old.id));
+        if newer {
+            self.waiting.insert(event.pubkey);
+            self.latest.insert(event.pubkey, event);
+        }
+    }
+
+    /// Versions waiting for a review, oldest first.
+    fn due(&mut self, roster: &Roster) -> Vec<Event> {
+        let mut due: Vec<Event> = std::mem::take(&mut self.waiting)
+            .iter()
+            .filter_map(|p| self.latest.get(p))
+            .filter(|e| !self.reviewed.contains(&e.id))
+            .filter(|e| {
+                roster
+                    .member(&e.pubkey)
+                    .is_some_and(|m| m.role == Role::Resident)
+            })
+            .filter(|e| parse::<Draft>(e).is_ok_and(|d| d.status == DraftStatus::Pending))
+            .cloned()
+            .collect();
+        due.sort_by_key(|e| (e.created_at, e.id));
+        due
+    }
+}
+
+fn kinds() -> Vec<Kind> {
+    vec![SoulKind::Draft.kind(), SoulKind::Review.kind()]
+}
+
+/// Starts the reviewer `agent` with the town's NG rules (a bad rules file is logged and the
+/// reviewer stays idle, so drafts stay pending rather than pass unchecked).
+pub fn spawn(
+    tasks: &mut JoinSet<Result<(), HostError>>,
+    agent: &Identity,
+    ctx: &super::RoleCtx,
+) -> Vec<AbortHandle> {
+    match NgRules::load_in(&ctx.options.town_dir) {
+        Ok(rules) => vec![tasks.spawn(run(
+            agent.clone(),
+            ctx.link.clone(),
+            ctx.options.roster.clone(),
+            Arc::new(rules),
+            ctx.options.minds.mind.clone(),
+            ctx.options.clock,
+        ))],
+        Err(e) => {
+            tracing::error!(agent = %agent.name, "reviewer cannot start: {e}");
+            Vec::new()
+        }
+    }
+}
+
+/// Runs the reviewer `me` until its task is aborted.
+pub async fn run(
+    me: Identity,
+    link: Link,
+    roster: Roster,
+    rules: Arc<NgRules>,
+    mind: SharedMind,
+    clock: soul_link::clock::Clock,
+) -> Result<(), HostError> {
+    let my_key = me.keys.public_key();
+    let mut notifications = link.client().notifications();
+    let mut published = link.published();
+    link.subscribe(Filter::new().kinds(kinds()).since(live_since()))
+        .await?;
+    let mut desk = Desk::default();
+    catch_up(&link, &mut desk, &my_key, &roster).await?;
+    tracing::info!(agent = %me.name, rules = rules.rules().len(), "reviewer is reviewing drafts");
+    let every = clock
+        .scale(Duration::from_secs(600))
+        .max(Duration::from_secs(1));
+    let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        review_due(&me, &link, &roster, &rules, mind.as_ref(), &mut desk).await;
+        tokio::select! {
+            n = notifications.recv() => match n {
+                Ok(RelayPoolNotification::Event { event, .. }) if kinds().contains(&event.kind) => {
+                    desk.file(*event, &my_key);
+                }
+                Ok(_) => continue,
+                Err(RecvError::Lagged(_)) => catch_up(&link, &mut desk, &my_key, &roster).await?,
+                Err(RecvError::Closed) => return Ok(()),
+            },
+            // Now and then look at every draft again: a review whose publish failed after the
+            // relay stored it came back as ours, yet the resident may never have seen it.
+            _ = recheck.tick() => {
+                desk.waiting.extend(desk.latest.keys().copied());
+                desk.reviewed.clear();
+                catch_up(&link, &mut desk, &my_key, &roster).await?;
+            }
+            local = published.recv() => match local {
+                Ok(event) if kinds().contains(&event.kind) => desk.file(event, &my_key),
+                Ok(_) => continue,
+                Err(RecvError::Lagged(_)) => catch_up(&link, &mut desk, &my_key, &roster).await?,
+                Err(RecvError::Closed) => return Ok(()),
+            },
+        }
+    }
+}
+
+/// Reads the newest drafts and this reviewer's reviews of them from the relay.
+async fn catch_up(
+    link: &Link,
+    desk: &mut Desk,
+    me: &PublicKey,
+    roster: &Roster,
+) -> Result<(), HostError> {
+    let residents: Vec<PublicKey> = roster
+        .members
+        .iter()
+        .filter(|m| m.role == Role::Resident)
+        .map(|m| m.pubkey)
+        .collect();
+    // By authors in chunks, each with a limit that fits it: a relay's default limit (often
+    // 500) would silently cut a big town's drafts short.
+    for chunk in residents.chunks(500) {
+        let f = Filter::new()
+            .kind(SoulKind::Draft.kind())
+            .authors(chunk.iter().copied())
+            .limit(chunk.len());
+        for e in link.fetch(f).await? {
+            desk.file(e, me);
+        }
+    }
+    let ids: Vec<EventId> = desk.latest.values().map(|e| e.id).collect();
+    for chunk in ids.chunks(500) {
+        let f = Filter::new()
+            .kind(SoulKind::Review.kind())
+            .author(*me)
+            .events(chunk.iter().copied())
+            .limit(5000);
+        for e in link.fetch(f).await? {
+            desk.file(e, me);
+        }
+    }
+    Ok(())
+}
+
+/// The review of one draft: the NG patterns first, then the mind, which can only be stricter.
+async fn think(me: &Identity, rules: &NgRules, mind: &dyn Mind, text: &str) -> Review {
+    let found = judge(rules, text);
+    let ask = ReviewAsk {
+        agent: &me.name,
+        text,
+        rules: rules.listed(),
+        found: &found,
+    };
+    let thought = mind.review(&ask).await;
+    if thought.value.verdict == ReviewVerdict::Approved && found.verdict == ReviewVerdict::Rejected
+    {
+        // Rules decide (DESIGN §5): no mind, whatever its implementation, un-rejects a draft
+        // the patterns rejected.
+        return found;
+    }
+    thought.value
+}
+
+/// Reviews every waiting draft; up to 64 reviews in flight, so the relay commits them in
+/// batches (it pipelines a connection's EVENTs).
+async fn review_due(
+    me: &Identity,
+    link: &Link,
+    roster: &Roster,
+    rules: &NgRules,
+    mind: &dyn Mind,
+    desk: &mut Desk,
+) {
+    use futures::StreamExt;
+    let due = desk.due(roster);
+    let results: Vec<(Event, Result<Review, HostError>)> = futures::stream::iter(due)
+        .map(|draft| async move {
+            let verdict = match parse::<Draft>(&draft) {
+                Ok(c) => Ok(think(me, rules, mind, &c.content).await),
+                Err(e) => Err(HostError::from(e)),
+            };
+            let d = tags::identifier_of(&draft).unwrap_or_default().to_string();
+            let addr = Coordinate::new(SoulKind::Draft.kind(), draft.pubkey).identifier(d);
+            let result = match verdict {
+                Ok(v) => link
+                    .publish(&me.keys, review(&addr, draft.id, draft.pubkey, &v))
+                    .await
+                    .map(|_| v)
+                    .map_err(HostError::from),
+                Err(e) => Err(e),
+            };
+            (draft, result)
+        })
+        .buffer_unordered(64)
+        .collect()
+        .await;
+    for (draft, result) in results {
+        let d = tags::identifier_of(&draft).unwrap_or_default();
+        match result {
+            Ok(verdict) => {
+                desk.reviewed.insert(draft.id);
+                tracing::info!(
+                    resident = %d,
+                    verdict = ?verdict.verdict,
+                    rules = ?verdict.rules,
+                    "reviewed a draft"
+                );
+            }
+            Err(e) => {
+                // Try again on the next event.
+                desk.waiting.insert(draft.pubkey);
+                tracing::warn!(resident = %d, "review not published: {e}");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judge_cites_every_broken_rule() {
+        let rules = NgRules::builtin().unwrap();
+        let r = judge(&rules, "The president is an idiot");
+        assert_eq!(r.verdict, ReviewVerdict::Rejected);
+        assert_eq!(r.rules, vec!["NG2".to_string(), "NG5".to_string()]);
+        assert!(r.reason.contains("\"president\""), "{}", r.reason);
+        let ok = judge(&rules, "Basil seedlings are up!");
+        assert_eq!(ok.verdict, ReviewVerdict::Approved);
+        assert!(ok.rules.is_empty());
+    }
+}

@@ -1,0 +1,407 @@
+//! NIP-17 direct messages for one agent: its own connection, signer and NIP-42 identity.
+//!
+//! The host's shared [`Link`](crate::Link) has no signer and never authenticates; the relay
+//! serves a gift wrap only to the connection that authenticated as its recipient, so every agent
+//! that reads DMs (buddy, executor, triceratops, `soul command`) opens a [`DmClient`] with its
+//! own keys. Messages are kind-14 rumors, sealed (13) and gift-wrapped (1059) with NIP-44 v2 by
+//! rust-nostr; nothing here touches crypto directly.
+//!
+//! Every message sent is also wrapped to its sender (as NIP-17 clients do), so an agent's own
+//! replies are in the relay for it to read back after a restart: [`replay`] builds the set of
+//! handled messages from those copies.
+//!
+//! A message's id is always computed here (the NIP-01 hash of the rumor): an `id` written into
+//! a rumor by its sender is a claim, and a rumor whose claim differs from its hash is refused,
+//! so nobody can make their message pass for another one (issue 20).
+//!
+//! # Layout
+//! - [`replay`]: replay protection (seen wraps, stale messages), derived from the relay.
+//! - [`requests`]: requests this agent sent, so an answer counts only from the one asked.
+//! - [`split`]: a text too long for one gift wrap goes as numbered parts.
+
+pub mod replay;
+pub mod requests;
+pub mod split;
+
+use std::time::Duration;
+
+use nostr::nips::nip59::UnwrappedGift;
+use nostr::{Event, EventBuilder, EventId, Filter, Keys, Kind, PublicKey, Tag, Timestamp};
+use nostr_sdk::{Client, RelayPoolNotification, RelayUrl};
+use tokio::sync::broadcast;
+
+use crate::{LinkError, RELAY_TIMEOUT};
+
+/// One decrypted direct message.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// The gift wrap (1059) it came in.
+    pub wrap_id: EventId,
+    /// Who sealed it (verified by the seal's signature).
+    pub sender: PublicKey,
+    /// The rumor's id (the same for every copy of the message).
+    pub rumor_id: EventId,
+    /// The text.
+    pub text: String,
+    /// When the sender wrote it (the rumor's time; the wrap's is randomised by NIP-59).
+    pub created_at: Timestamp,
+    /// The rumor's tags.
+    pub tags: Vec<Tag>,
+}
+
+impl Message {
+    /// The first value of the rumor's first tag called `name`.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|t| t.as_slice().first().is_some_and(|n| n == name))
+            .and_then(|t| t.as_slice().get(1))
+            .map(String::as_str)
+    }
+
+    /// The message this one replies to (`e` tag), if any.
+    pub fn reply_to(&self) -> Option<EventId> {
+        EventId::from_hex(self.tag("e")?).ok()
+    }
+}
+
+/// An agent's own authenticated connection for gift wraps.
+#[derive(Debug, Clone)]
+pub struct DmClient {
+    client: Client,
+    keys: Keys,
+}
+
+impl DmClient {
+    /// Connects to `url` signing as `keys`; the client answers the relay's AUTH itself.
+    pub async fn connect(url: &str, keys: &Keys) -> Result<Self, LinkError> {
+        let parsed = RelayUrl::parse(url).map_err(|e| LinkError::BadUrl {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
+        let client = Client::new(keys.clone());
+        client.automatic_authentication(true);
+        client.add_relay(parsed.clone()).await?;
+        client
+            .try_connect_relay(parsed, RELAY_TIMEOUT)
+            .await
+            .map_err(|_| LinkError::Unreachable {
+                url: url.to_string(),
+            })?;
+        Ok(Self {
+            client,
+            keys: keys.clone(),
+        })
+    }
+
+    /// This agent's public key.
+    pub fn me(&self) -> PublicKey {
+        self.keys.public_key()
+    }
+
+    /// Starts following new gift wraps to this agent; read them with [`DmClient::next`].
+    /// Call before [`DmClient::history`] so nothing falls between the two.
+    pub async fn follow(&self) -> Result<broadcast::Receiver<RelayPoolNotification>, LinkError> {
+        // Authenticate first: a REQ for gift wraps before NIP-42 is CLOSED `auth-required:` and
+        // re-sent only after AUTH, and anything arriving in between would be missed. A fetch
+        // waits through that dance; afterwards the connection is authenticated.
+        self.client
+            .fetch_events(
+                Filter::new()
+                    .kind(Kind::GiftWrap)
+                    .pubkey(self.me())
+                    .limit(1),
+                RELAY_TIMEOUT,
+            )
+            .await?;
+        let rx = self.client.notifications();
+        // limit 0: only new wraps; the stored ones come from `history`. A wrap's created_at is
+        // randomised up to two days back (NIP-59), so `since` cannot be used.
+        let filter = Filter::new()
+            .kind(Kind::GiftWrap)
+            .pubkey(self.me())
+            .limit(0);
+        self.client.subscribe(filter, None).await?;
+        Ok(rx)
+    }
+
+    /// Waits for the next gift wrap to this agent that decrypts; `None` when the client closed.
+    pub async fn next(
+        &self,
+        rx: &mut broadcast::Receiver<RelayPoolNotification>,
+    ) -> Option<Message> {
+        loop {
+            match rx.recv().await {
+                Ok(RelayPoolNotification::Event { event, .. }) if event.kind == Kind::GiftWrap => {
+                    if let Some(m) = self.open(&event).await {
+                        return Some(m);
+                    }
+                }
+                Ok(RelayPoolNotification::Shutdown) => return None,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(
+                        missed = n,
+                        "DM notifications lagged; the next start re-reads them"
+                    );
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// Every stored gift wrap to this agent that decrypts, oldest message first.
+    pub async fn history(&self) -> Result<Vec<Message>, LinkError> {
+        let filter = Filter::new().kind(Kind::GiftWrap).pubkey(self.me());
+        let events = crate::fetch(&self.client, filter).await?;
+        let mut out = Vec::new();
+        for event in events.iter() {
+            if let Some(m) = self.open(event).await {
+                out.push(m);
+            }
+        }
+        out.sort_by_key(|m| m.created_at);
+        Ok(out)
+    }
+
+    /// Decrypts a gift wrap; `None` (logged) if it is not a readable kind-14 message to us.
+    pub async fn open(&self, wrap: &Event) -> Option<Message> {
+        match open_gift(&self.keys, wrap).await {
+            Ok(m) => Some(m),
+            Err(Unreadable::ForgedId {
+                sender,
+                claimed,
+                computed,
+            }) => {
+                // Not noise: someone tried to make this message pass for another one.
+                tracing::warn!(wrap = %wrap.id, %sender, %claimed, %computed, "refused a direct message whose rumor claims an id that is not its hash; nothing was marked, nothing acted on");
+                None
+            }
+            Err(e) => {
+                tracing::debug!(wrap = %wrap.id, "gift wrap ignored: {e}");
+                None
+            }
+        }
+    }
+
+    /// Sends `text` to `to` (with extra rumor `tags`), and a copy to ourselves; returns the
+    /// rumor's id (the first part's, when the text is too long for one wrap and goes as
+    /// numbered parts, see [`split`]). `Ok` only once the relay took every wrap.
+    pub async fn send(
+        &self,
+        to: PublicKey,
+        text: &str,
+        tags: Vec<Tag>,
+    ) -> Result<EventId, LinkError> {
+        let parts = split::parts(text);
+        if parts.len() == 1 {
+            return self.send_one(to, text, tags).await;
+        }
+        tracing::info!(%to, parts = parts.len(), bytes = text.len(), "a long message goes as numbered parts");
+        let mut first = None;
+        for (part, body) in parts.iter().enumerate() {
+            let mut t = tags.clone();
+            t.push(split::part_tag(part + 1, parts.len()));
+            let id = self.send_one(to, body, t).await?;
+            first.get_or_insert(id);
+        }
+        first.ok_or_else(|| LinkError::Empty)
+    }
+
+    async fn send_one(
+        &self,
+        to: PublicKey,
+        text: &str,
+        tags: Vec<Tag>,
+    ) -> Result<EventId, LinkError> {
+        let mut rumor = EventBuilder::private_msg_rumor(to, text)
+            .tags(tags)
+            .build(self.me());
+        let rumor_id = rumor.id();
+        // Our copy first: it is the record that the message was handled, and must exist even
+        // when the recipient's wrap is refused (a stranger is no member of the town).
+        if to != self.me() {
+            let copy = EventBuilder::gift_wrap(&self.keys, &self.me(), rumor.clone(), []).await?;
+            self.send_event(&copy).await?;
+        }
+        let wrap = EventBuilder::gift_wrap(&self.keys, &to, rumor, []).await?;
+        self.send_event(&wrap).await?;
+        Ok(rumor_id)
+    }
+
+    /// Waits up to `patience` for a message from `from` that replies to `rumor` (`e` tag).
+    pub async fn reply_to(
+        &self,
+        rx: &mut broadcast::Receiver<RelayPoolNotification>,
+        from: PublicKey,
+        rumor: EventId,
+        patience: Duration,
+    ) -> Option<Message> {
+        tokio::time::timeout(patience, async {
+            loop {
+                let m = self.next(rx).await?;
+                if m.sender == from && m.reply_to() == Some(rumor) {
+                    return Some(m);
+                }
+            }
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    async fn send_event(&self, event: &Event) -> Result<(), LinkError> {
+        let out = self.client.send_event(event).await?;
+        if out.success.is_empty() {
+            return Err(LinkError::Refused {
+                id: event.id,
+                reason: out
+                    .failed
+                    .into_values()
+                    .next()
+                    .unwrap_or_else(|| "no answer".into()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Closes the connection.
+    pub async fn close(&self) {
+        self.client.shutdown().await;
+    }
+
+    /// A guard that closes the connection when dropped. nostr-sdk keeps a client's connection
+    /// running until `shutdown`, so a role whose task is aborted (a restart) would otherwise
+    /// leave its old authenticated connection open.
+    pub fn close_on_drop(&self) -> CloseOnDrop {
+        CloseOnDrop(self.client.clone())
+    }
+}
+
+/// Why a gift wrap yields no message.
+#[derive(Debug)]
+pub enum Unreadable {
+    /// It does not decrypt, its seal's signature fails, or the seal's key is not the rumor's
+    /// author (NIP-17: checked by rust-nostr's `UnwrappedGift`).
+    Unwrap(String),
+    /// It holds something other than a kind-14 message.
+    NotADm(Kind),
+    /// The rumor carries an `id` that is not the hash of its content.
+    ForgedId {
+        /// Who sealed it.
+        sender: PublicKey,
+        /// The id it claims.
+        claimed: EventId,
+        /// Its hash.
+        computed: EventId,
+    },
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::Unwrap(e) => write!(f, "does not open: {e}"),
+            Unreadable::NotADm(k) => write!(f, "holds kind {k}, not a direct message"),
+            Unreadable::ForgedId {
+                sender,
+                claimed,
+                computed,
+            } => write!(
+                f,
+                "{sender} sent a rumor claiming id {claimed}; its hash is {computed}"
+            ),
+        }
+    }
+}
+
+/// Opens `wrap` with `keys`: the message, its id computed from its content, never read from it.
+pub async fn open_gift(keys: &Keys, wrap: &Event) -> Result<Message, Unreadable> {
+    let gift = UnwrappedGift::from_gift_wrap(keys, wrap)
+        .await
+        .map_err(|e| Unreadable::Unwrap(e.to_string()))?;
+    let mut rumor = gift.rumor;
+    if rumor.kind != Kind::PrivateDirectMessage {
+        return Err(Unreadable::NotADm(rumor.kind));
+    }
+    let claimed = rumor.id.take();
+    let rumor_id = rumor.id();
+    if let Some(claimed) = claimed.filter(|c| *c != rumor_id) {
+        return Err(Unreadable::ForgedId {
+            sender: gift.sender,
+            claimed,
+            computed: rumor_id,
+        });
+    }
+    Ok(Message {
+        wrap_id: wrap.id,
+        sender: gift.sender,
+        rumor_id,
+        text: rumor.content,
+        created_at: rumor.created_at,
+        tags: rumor.tags.to_vec(),
+    })
+}
+
+/// See [`DmClient::close_on_drop`].
+#[derive(Debug)]
+pub struct CloseOnDrop(Client);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        let client = self.0.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move { client.shutdown().await });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rumor(author: &Keys, to: PublicKey, text: &str) -> nostr::UnsignedEvent {
+        EventBuilder::private_msg_rumor(to, text).build(author.public_key())
+    }
+
+    #[tokio::test]
+    async fn a_rumor_id_is_computed_and_a_claimed_one_refused() {
+        let (me, owner, stranger) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let mut honest = rumor(&owner, me.public_key(), "status");
+        let honest_id = honest.id();
+        let wrap = EventBuilder::gift_wrap(&owner, &me.public_key(), honest, [])
+            .await
+            .unwrap();
+        let m = open_gift(&me, &wrap).await.unwrap();
+        assert_eq!(m.rumor_id, honest_id);
+        assert_eq!(m.sender, owner.public_key());
+
+        // The stranger's rumor claims the id of the owner's message.
+        let mut hostile = rumor(&stranger, me.public_key(), "pause");
+        hostile.id = Some(honest_id);
+        let wrap = EventBuilder::gift_wrap(&stranger, &me.public_key(), hostile, [])
+            .await
+            .unwrap();
+        match open_gift(&me, &wrap).await {
+            Err(Unreadable::ForgedId {
+                sender, claimed, ..
+            }) => {
+                assert_eq!(sender, stranger.public_key());
+                assert_eq!(claimed, honest_id);
+            }
+            other => panic!("a claimed id must be refused: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_seal_by_one_key_around_a_rumor_by_another_is_refused() {
+        let (me, owner, stranger) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let impostor = rumor(&owner, me.public_key(), "pause");
+        let wrap = EventBuilder::gift_wrap(&stranger, &me.public_key(), impostor, [])
+            .await
+            .unwrap();
+        assert!(matches!(
+            open_gift(&me, &wrap).await,
+            Err(Unreadable::Unwrap(_))
+        ));
+    }
+}

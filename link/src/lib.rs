@@ -1,0 +1,219 @@
+//! The host's connection to the relay: one nostr-sdk client shared by every agent of the host.
+//!
+//! Agents sign their own events locally with their own keys and publish through the shared
+//! connection; the relay judges each event by its signature, not by the connection. Private
+//! traffic (gift wraps) needs NIP-42 per recipient and so gets its own connection per agent.
+//!
+//! # Layout
+//! - this file: [`Link`], [`fetch`] (paged), [`LinkError`]; `resume`: re-subscribing what the
+//!   relay CLOSEd for falling behind.
+//! - [`dm`]: NIP-17 messages for one agent, with replay protection.
+//! - [`Identity`]: who an agent is. [`clock`]: the town clock (`--speed`); [`schedule`]: cron on it.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use nostr::{Event, EventBuilder, Filter, Keys};
+use nostr_sdk::prelude::Events;
+use nostr_sdk::{Client, RelayUrl};
+use tokio::sync::broadcast;
+
+pub mod clock;
+pub mod dm;
+mod identity;
+mod resume;
+pub mod schedule;
+
+pub use identity::Identity;
+
+use nostr::SubscriptionId;
+use resume::{Resumer, Subscriptions};
+
+/// How long to wait for the relay when connecting and fetching.
+pub const RELAY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How far back a live subscription starts (see [`live_since`]).
+pub const LIVE_SLACK: Duration = Duration::from_secs(60);
+
+/// Where a live subscription starts. Agents subscribe, then fetch history; an event signed a
+/// second before the subscription but stored only after the history fetch would match
+/// neither if the subscription began at "now" (a loaded host is slow enough for that), so it
+/// begins a minute back. Events that come twice are the caller's to ignore (every follower
+/// files by event id); a reconnect re-sends the subscription and catches up from the same
+/// point.
+pub fn live_since() -> nostr::Timestamp {
+    nostr::Timestamp::now() - LIVE_SLACK.as_secs()
+}
+
+/// Errors talking to the relay.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// The relay URL does not parse.
+    #[error("relay address {url:?} is not a ws:// or wss:// URL: {reason}")]
+    BadUrl {
+        /// The URL given.
+        url: String,
+        /// Why it does not parse.
+        reason: String,
+    },
+    /// Could not connect in time.
+    #[error("cannot reach the relay at {url}: is `soul up` (or `soul relay`) running there?")]
+    Unreachable {
+        /// The relay.
+        url: String,
+    },
+    /// The relay refused an event.
+    #[error("the relay refused event {id}: {reason}")]
+    Refused {
+        /// The event.
+        id: nostr::EventId,
+        /// The relay's OK message.
+        reason: String,
+    },
+    /// The relay client failed: the connection dropped, a subscription or fetch timed out.
+    #[error("relay client: {0}")]
+    Client(#[from] nostr_sdk::client::Error),
+    /// An event could not be built or signed (a gift wrap's encryption included).
+    #[error("cannot build or sign the event: {0}")]
+    Sign(#[from] nostr::event::builder::Error),
+    /// A message with no text was to be sent.
+    #[error("an empty message has nothing to send")]
+    Empty,
+}
+
+/// A shared connection to one relay.
+#[derive(Clone, Debug)]
+pub struct Link {
+    client: Client,
+    url: RelayUrl,
+    /// Events this link published. nostr-sdk does not hand a client's own events back to its
+    /// subscriptions, so agents sharing the link learn of each other's events here.
+    published: broadcast::Sender<Event>,
+    /// Live subscriptions opened with [`Link::subscribe`], for the resumer.
+    subs: Subscriptions,
+    /// Re-subscribes what the relay CLOSEd for falling behind; stops with the last clone.
+    _resumer: Arc<Resumer>,
+}
+
+impl Link {
+    /// Connects to `url`, waiting up to [`RELAY_TIMEOUT`].
+    pub async fn connect(url: &str) -> Result<Self, LinkError> {
+        let parsed = RelayUrl::parse(url).map_err(|e| LinkError::BadUrl {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
+        let client = Client::default();
+        // The shared link has no signer: it publishes events the agents signed themselves.
+        client.automatic_authentication(false);
+        client.add_relay(parsed.clone()).await?;
+        client
+            .try_connect_relay(parsed.clone(), RELAY_TIMEOUT)
+            .await
+            .map_err(|_| LinkError::Unreachable {
+                url: url.to_string(),
+            })?;
+        let (published, _) = broadcast::channel(4096);
+        let subs = Subscriptions::default();
+        let resumer = Arc::new(resume::start(client.clone(), subs.clone()));
+        Ok(Self {
+            client,
+            url: parsed,
+            published,
+            subs,
+            _resumer: resumer,
+        })
+    }
+
+    /// The relay's URL.
+    pub fn url(&self) -> &RelayUrl {
+        &self.url
+    }
+
+    /// The underlying client, for subscriptions.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Opens a live subscription whose events arrive on `client().notifications()`. If the
+    /// relay CLOSEs it because this connection fell behind, the link subscribes again from the
+    /// point the relay names, so a follower that files events by id misses none.
+    pub async fn subscribe(&self, filter: Filter) -> Result<SubscriptionId, LinkError> {
+        let id = SubscriptionId::generate();
+        self.subs.remember(id.clone(), filter.clone());
+        self.client
+            .subscribe_with_id(id.clone(), filter, None)
+            .await?;
+        Ok(id)
+    }
+
+    /// Signs `builder` with `keys` and publishes it; `Ok` only once the relay said `OK true`.
+    pub async fn publish(&self, keys: &Keys, builder: EventBuilder) -> Result<Event, LinkError> {
+        let event = builder.sign_with_keys(keys)?;
+        self.send(&event).await?;
+        Ok(event)
+    }
+
+    /// Publishes an already-signed event; `Ok` only once the relay said `OK true`.
+    pub async fn send(&self, event: &Event) -> Result<(), LinkError> {
+        let out = self.client.send_event(event).await?;
+        if out.success.is_empty() {
+            let reason = out
+                .failed
+                .into_values()
+                .next()
+                .unwrap_or_else(|| "no answer".to_string());
+            return Err(LinkError::Refused {
+                id: event.id,
+                reason,
+            });
+        }
+        let _ = self.published.send(event.clone());
+        Ok(())
+    }
+
+    /// Events published through this link by any agent of the host, once the relay took them.
+    pub fn published(&self) -> broadcast::Receiver<Event> {
+        self.published.subscribe()
+    }
+
+    /// Stored events matching `filter`: see [`fetch`].
+    pub async fn fetch(&self, filter: Filter) -> Result<Events, LinkError> {
+        fetch(&self.client, filter).await
+    }
+
+    /// Closes the connection.
+    pub async fn close(&self) {
+        self.client.shutdown().await;
+    }
+}
+
+/// Stored events matching `filter` on `client`'s relay: the newest `limit` when the filter has
+/// one, else all of them.
+///
+/// Relays cap what one REQ returns (soul's relay and strfry at 500 when the filter names no
+/// limit), so "all" is read page by page, newest first: each page asks `until` the oldest event
+/// seen so far (inclusive, so events sharing that second are not skipped), until a page brings
+/// nothing new. Without this a town past a few hundred debate events would silently fold old
+/// tasks with half their history.
+pub async fn fetch(client: &Client, filter: Filter) -> Result<Events, LinkError> {
+    let page = |f: Filter| async move {
+        client
+            .fetch_events(f, RELAY_TIMEOUT)
+            .await
+            .map_err(LinkError::from)
+    };
+    let mut all = page(filter.clone()).await?;
+    if filter.limit.is_some() {
+        return Ok(all);
+    }
+    while let Some(oldest) = all.last().map(|e| e.created_at) {
+        let before = all.len();
+        all.extend(page(filter.clone().until(oldest)).await?);
+        if all.len() == before {
+            break;
+        }
+    }
+    Ok(all)
+}

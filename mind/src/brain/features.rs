@@ -1,0 +1,210 @@
+//! What the built-in mind sees in a task: lexicon hits, scores, an amount, the language.
+//!
+//! Features are computed once per task and shared by the three brains, so that they disagree
+//! because of their params, not because they read the task differently.
+
+use soul_kinds::{Priority, Task};
+
+use super::lexicon::{Lexicon, Text};
+use super::{amount, harm, matching};
+
+/// The language a task is written in; the brains answer in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// Japanese: any Hiragana, Katakana or CJK character in the title or description.
+    Ja,
+    /// English, the default.
+    En,
+}
+
+impl Language {
+    /// Japanese if `text` has any Hiragana, Katakana or CJK ideograph, else English.
+    pub fn detect(text: &str) -> Self {
+        let japanese = text.chars().any(|c| {
+            matches!(c,
+                '\u{3040}'..='\u{30ff}' // Hiragana, Katakana
+                | '\u{3400}'..='\u{4dbf}' // CJK extension A
+                | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
+                | '\u{3005}' // 々
+                | '\u{ff66}'..='\u{ff9f}') // half-width Katakana
+        });
+        if japanese {
+            Language::Ja
+        } else {
+            Language::En
+        }
+    }
+}
+
+/// Which lexicon list a hit comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// Something that can hurt the family.
+    Risk,
+    /// Time pressure.
+    Urgency,
+    /// A chance to gain.
+    Opportunity,
+    /// Something that makes the task safer.
+    Safety,
+    /// Something the task does that can hurt the family (`harms`: an action on an object).
+    Harm,
+}
+
+/// One lexicon concept found in the task, with what the brains can say about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Its list.
+    pub category: Category,
+    /// The concept's id (`money_transfer`), or `amount` for a sum of money.
+    pub id: String,
+    /// The words as found ("savings", "50万円"), in order of appearance.
+    pub words: Vec<String>,
+    /// The concept's weight.
+    pub weight: f64,
+    /// The concern or benefit.
+    pub note: Text,
+    /// A concrete step.
+    pub step: Text,
+}
+
+/// What the built-in mind sees in a task. Every score is within 0..=1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Features {
+    /// How much could go wrong (risk words and the amount of money).
+    pub risk: f64,
+    /// The severity of the worst harm the task does, 0 when it does none.
+    pub harm: f64,
+    /// Whether the task's words show protective intent (explain, report, 確認…) that nothing
+    /// negates: risk words in such a task are mentions, not plans.
+    pub protective: bool,
+    /// How much could be gained.
+    pub opportunity: f64,
+    /// How much the task already protects itself.
+    pub safety: f64,
+    /// Time pressure: priority and words like today, now, 今日, すぐ.
+    pub urgency: f64,
+    /// The largest sum of money mentioned, in the currency as written.
+    pub amount: Option<f64>,
+    /// The task's language.
+    pub language: Language,
+    /// Risk words found (and the amount as written), in order of appearance.
+    pub risk_terms: Vec<String>,
+    /// Opportunity words found.
+    pub opportunity_terms: Vec<String>,
+    /// Safety words found.
+    pub safety_terms: Vec<String>,
+    /// Every concept found, one per concept, in order of appearance; urgency words are here.
+    pub hits: Vec<Hit>,
+}
+
+impl Features {
+    /// The hits of one category.
+    pub fn hits_of(&self, category: Category) -> impl Iterator<Item = &Hit> {
+        self.hits.iter().filter(move |h| h.category == category)
+    }
+}
+
+/// Reads `task` with `lexicon`.
+pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
+    let raw = format!("{}\n{}", task.title, task.description);
+    let language = Language::detect(&raw);
+    let text: Vec<char> = normalize(&raw).chars().collect();
+    let mut hits = matching::find_hits(&text, lexicon);
+    hits.extend(harm::find(&text, lexicon));
+    let protective = harm::protective(&text, lexicon);
+    let norm: String = text.iter().collect();
+    let money = amount::largest(&norm);
+    if let Some((_, dollars, written)) = &money {
+        // $100 is pocket money, $1M is life-changing: the weight grows with the order of magnitude.
+        let weight = ((dollars.log10() - 2.0) / 4.0 * 0.6).clamp(0.0, 0.6);
+        if weight > 0.05 {
+            hits.push((usize::MAX, amount_hit(written, weight)));
+        }
+    }
+    hits.sort_by_key(|(at, _)| *at);
+    let hits: Vec<Hit> = hits.into_iter().map(|(_, h)| h).collect();
+    let score = |c: Category| combine(hits.iter().filter(|h| h.category == c).map(|h| h.weight));
+    let terms = |c: Category| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for word in hits
+            .iter()
+            .filter(|h| h.category == c)
+            .flat_map(|h| &h.words)
+        {
+            if !out.contains(word) {
+                out.push(word.clone());
+            }
+        }
+        out
+    };
+    let from_priority = match task.priority {
+        Priority::Low => 0.0,
+        Priority::Medium => 0.15,
+        Priority::High => 0.5,
+    };
+    Features {
+        risk: score(Category::Risk),
+        harm: hits
+            .iter()
+            .filter(|h| h.category == Category::Harm)
+            .fold(0.0, |worst, h| h.weight.max(worst)),
+        protective,
+        opportunity: score(Category::Opportunity),
+        safety: score(Category::Safety),
+        urgency: combine([from_priority, score(Category::Urgency)]),
+        amount: money.map(|(value, ..)| value),
+        language,
+        risk_terms: terms(Category::Risk),
+        opportunity_terms: terms(Category::Opportunity),
+        safety_terms: terms(Category::Safety),
+        hits,
+    }
+}
+
+/// Independent signals combine as 1 − Π(1 − w): more words raise the score, never past 1.
+fn combine(weights: impl IntoIterator<Item = f64>) -> f64 {
+    1.0 - weights
+        .into_iter()
+        .fold(1.0, |left, w| left * (1.0 - w.clamp(0.0, 1.0)))
+}
+
+fn amount_hit(written: &str, weight: f64) -> Hit {
+    Hit {
+        category: Category::Risk,
+        id: "amount".into(),
+        words: vec![written.to_owned()],
+        weight,
+        note: Text {
+            en: format!("a large sum ({written}) is at stake"),
+            ja: format!("{written}という大きな金額がかかっています"),
+        },
+        step: Text {
+            en: format!("split {written} into smaller parts and confirm each one"),
+            ja: format!("{written}を小分けにし、一回ごとに確認する"),
+        },
+    }
+}
+
+/// Lowercase, full-width ASCII folded to ASCII, whitespace runs as one space: one form to match.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars().flat_map(char::to_lowercase) {
+        let c = match c {
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+            '\u{3000}' => ' ',
+            _ => c,
+        };
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,320 @@
+//! The brains' lexicon: risk, urgency, opportunity and safety concepts, each a weight, words in
+//! Japanese and English, and what a brain says about it (`rules/brain_lexicon.yaml`).
+//!
+//! The lexicon is data so that an owner can teach the brains new words without a rebuild; the
+//! built-in copy is the same file, compiled in, so a town without `rules/` behaves identically.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::Language;
+
+/// The compiled-in lexicon, the same file a new town gets in `rules/`.
+const BUILTIN: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../rules/brain_lexicon.yaml"
+));
+
+/// A text in both languages the brains speak.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    /// English.
+    pub en: String,
+    /// Japanese.
+    pub ja: String,
+}
+
+impl Text {
+    /// The text in `language`.
+    pub fn get(&self, language: Language) -> &str {
+        match language {
+            Language::En => &self.en,
+            Language::Ja => &self.ja,
+        }
+    }
+}
+
+/// One concept: its words and what a brain says and proposes about it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Short name, unique within its list.
+    pub id: String,
+    /// What one hit adds to the list's score, within (0, 1].
+    pub weight: f64,
+    /// The words that signal the concept, in either language.
+    pub words: Vec<String>,
+    /// A concern (risk, urgency) or a benefit (opportunity, safety).
+    pub note: Text,
+    /// A concrete step a brain proposes because of the concept.
+    pub step: Text,
+}
+
+/// One harm: what a task does, read as an action on an object (see `harm`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Harm {
+    /// Short name, unique.
+    pub id: String,
+    /// Within (0, 1]; a brain refuses a harm above its threshold.
+    pub severity: f64,
+    /// How a brain names the harm.
+    pub name: Text,
+    /// What is at stake (a password, the savings, the firewall).
+    #[serde(default)]
+    pub objects: Vec<String>,
+    /// What is done to it (send, turn off, without).
+    #[serde(default)]
+    pub actions: Vec<String>,
+    /// Phrases that are the harm by themselves.
+    #[serde(default)]
+    pub alone: Vec<String>,
+    /// Why it matters.
+    pub note: Text,
+    /// What to do instead.
+    pub step: Text,
+}
+
+/// Risk, urgency, opportunity and safety concepts, and the harms a task can do.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lexicon {
+    /// Things that can hurt the family: money transfers, unknown parties, deletion, keys, …
+    pub risk: Vec<Entry>,
+    /// Time pressure: today, immediately, …
+    pub urgency: Vec<Entry>,
+    /// Chances to gain: automate, learn, grow, new, improve.
+    pub opportunity: Vec<Entry>,
+    /// Things that make a task safer: backup, test, review, rollback, encrypt.
+    pub safety: Vec<Entry>,
+    /// Words of protective intent: a sentence with one guards against harm. Absent in a file
+    /// from an older soul, which then gets the built-in list.
+    #[serde(default)]
+    pub protective: Vec<String>,
+    /// Harms, read as action + object. Absent in an older file: the built-in harms.
+    #[serde(default)]
+    pub harms: Vec<Harm>,
+}
+
+/// A lexicon file that cannot be used; every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LexiconError {
+    /// The file could not be read.
+    #[error("cannot read brain lexicon {path}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not YAML of the expected shape (the message names the field and line).
+    #[error("brain lexicon {path} is malformed: {source}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Why, with the field and the line.
+        #[source]
+        source: serde_yaml_ng::Error,
+    },
+    /// A field breaks a rule.
+    #[error("brain lexicon {path}: field {field}: {reason}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Where, such as `risk[2].weight`.
+        field: String,
+        /// Which rule it breaks.
+        reason: String,
+    },
+}
+
+impl Lexicon {
+    /// Reads and checks a lexicon file.
+    pub fn load(path: &Path) -> Result<Self, LexiconError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LexiconError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// The lexicon compiled into the binary (`rules/brain_lexicon.yaml`).
+    pub fn builtin() -> Self {
+        // A test parses the same text, so this cannot fail in a released binary.
+        Self::parse_file(BUILTIN, Path::new("rules/brain_lexicon.yaml (built in)"))
+            .expect("the built-in brain lexicon is valid")
+    }
+
+    /// Parses `text`, naming `path` in errors. A file written before harms existed gets the
+    /// built-in harms and protective words, so an older town still starts and still judges.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, LexiconError> {
+        let mut lexicon = Self::parse_file(text, path)?;
+        if lexicon.harms.is_empty() {
+            let builtin = Self::builtin();
+            lexicon.harms = builtin.harms;
+            if lexicon.protective.is_empty() {
+                lexicon.protective = builtin.protective;
+            }
+        }
+        Ok(lexicon)
+    }
+
+    /// Parses `text` as it is, naming `path` in errors.
+    fn parse_file(text: &str, path: &Path) -> Result<Self, LexiconError> {
+        let lexicon: Lexicon =
+            serde_yaml_ng::from_str(text).map_err(|source| LexiconError::Parse {
+                path: path.to_owned(),
+                source,
+            })?;
+        lexicon
+            .check()
+            .map_err(|(field, reason)| LexiconError::Invalid {
+                path: path.to_owned(),
+                field,
+                reason,
+            })?;
+        Ok(lexicon)
+    }
+
+    /// The four lists with their names, in the order features reads them.
+    pub(crate) fn lists(&self) -> [(&'static str, &[Entry]); 4] {
+        [
+            ("risk", &self.risk),
+            ("urgency", &self.urgency),
+            ("opportunity", &self.opportunity),
+            ("safety", &self.safety),
+        ]
+    }
+
+    /// Every rule a hand-edited file can break, as `(field, reason)`.
+    fn check(&self) -> Result<(), (String, String)> {
+        for (list, entries) in self.lists() {
+            let mut ids = HashSet::new();
+            for (i, entry) in entries.iter().enumerate() {
+                let at = |field: &str| format!("{list}[{i}].{field}");
+                if entry.id.trim().is_empty() {
+                    return Err((at("id"), "must not be empty".into()));
+                }
+                if !ids.insert(entry.id.as_str()) {
+                    return Err((at("id"), format!("\"{}\" appears twice", entry.id)));
+                }
+                if !(entry.weight > 0.0 && entry.weight <= 1.0) {
+                    return Err((at("weight"), "must be within (0, 1]".into()));
+                }
+                if entry.words.is_empty() {
+                    return Err((at("words"), "must list at least one word".into()));
+                }
+                if let Some(j) = entry.words.iter().position(|w| w.trim().is_empty()) {
+                    return Err((
+                        format!("{list}[{i}].words[{j}]"),
+                        "must not be empty".into(),
+                    ));
+                }
+                for (name, text) in [("note", &entry.note), ("step", &entry.step)] {
+                    if text.en.trim().is_empty() {
+                        return Err((at(&format!("{name}.en")), "must not be empty".into()));
+                    }
+                    if text.ja.trim().is_empty() {
+                        return Err((at(&format!("{name}.ja")), "must not be empty".into()));
+                    }
+                }
+            }
+        }
+        self.check_harms()
+    }
+
+    fn check_harms(&self) -> Result<(), (String, String)> {
+        let mut ids = HashSet::new();
+        for (i, harm) in self.harms.iter().enumerate() {
+            let at = |field: &str| format!("harms[{i}].{field}");
+            if harm.id.trim().is_empty() || !ids.insert(harm.id.as_str()) {
+                return Err((at("id"), "must be present and unique".into()));
+            }
+            if !(harm.severity > 0.0 && harm.severity <= 1.0) {
+                return Err((at("severity"), "must be within (0, 1]".into()));
+            }
+            let pairs = !harm.objects.is_empty() && !harm.actions.is_empty();
+            if !pairs && harm.alone.is_empty() {
+                return Err((at("objects"), "needs objects and actions, or alone".into()));
+            }
+            let words = harm.objects.iter().chain(&harm.actions).chain(&harm.alone);
+            if words.chain(&self.protective).any(|w| w.trim().is_empty()) {
+                return Err((at("words"), "must not be empty".into()));
+            }
+            for (name, text) in [
+                ("name", &harm.name),
+                ("note", &harm.note),
+                ("step", &harm.step),
+            ] {
+                if text.en.trim().is_empty() || text.ja.trim().is_empty() {
+                    return Err((at(name), "needs en and ja".into()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_parses_and_covers_both_languages() {
+        let lexicon = Lexicon::builtin();
+        for (_, entries) in lexicon.lists() {
+            assert!(!entries.is_empty());
+            for entry in entries {
+                assert!(entry.words.iter().any(|w| w.is_ascii()), "{}", entry.id);
+                assert!(entry.words.iter().any(|w| !w.is_ascii()), "{}", entry.id);
+            }
+        }
+    }
+
+    #[test]
+    fn an_older_file_without_harms_gets_the_built_in_harms() {
+        let old = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../agents/data/eval/old_brain_lexicon.yaml"
+        ));
+        assert!(!old.contains("harms:"));
+        let lexicon = Lexicon::parse(old, Path::new("town/rules/brain_lexicon.yaml")).unwrap();
+        assert_eq!(lexicon.harms, Lexicon::builtin().harms);
+        assert!(!lexicon.protective.is_empty());
+        let bad = BUILTIN.replacen("severity: 0.9", "severity: 0", 1);
+        let err = Lexicon::parse(&bad, Path::new("x.yaml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("harms[0].severity"), "{err}");
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_field() {
+        let path = Path::new("town/rules/brain_lexicon.yaml");
+        let good = BUILTIN;
+        let cases: &[(&str, &str, &str)] = &[
+            ("weight: 0.45", "weight: 1.5", "risk[0].weight"),
+            ("id: savings", "id: money_transfer", "risk[1].id"),
+            ("words: [savings,", "words: ['', ", "risk[1].words[0]"),
+        ];
+        for (from, to, field) in cases {
+            let text = good.replacen(from, to, 1);
+            let err = Lexicon::parse(&text, path).unwrap_err().to_string();
+            assert!(err.contains("town/rules/brain_lexicon.yaml"), "{err}");
+            assert!(err.contains(field), "{err}");
+        }
+        let err = Lexicon::parse("risk: 3", path).unwrap_err().to_string();
+        assert!(
+            err.contains("town/rules/brain_lexicon.yaml") && err.contains("risk"),
+            "{err}"
+        );
+        let missing = Lexicon::load(Path::new("/nonexistent/brain_lexicon.yaml")).unwrap_err();
+        assert!(missing
+            .to_string()
+            .contains("/nonexistent/brain_lexicon.yaml"));
+    }
+}

@@ -1,0 +1,132 @@
+//! Finding lexicon words in a task's normalised text.
+//!
+//! English words match at a word start and may take a common ending; short words must be whole;
+//! Japanese words match where `segment` finds a word's seams. Longer words claim their characters first, so a word inside a
+//! longer one (検証 in 未検証) is not read twice.
+
+use super::features::{normalize, Category, Hit};
+use super::lexicon::{Entry, Lexicon};
+use super::{negation, segment};
+
+/// Where each word of a concept was found, and the word as written.
+type Places = Vec<(usize, String)>;
+
+/// Word endings an English lexicon word may take ("backup" → "backups", "automate" → "automated").
+const ENDINGS: &[&str] = &[
+    "", "s", "es", "ed", "d", "ing", "er", "ers", "ly", "ion", "ions", "ation", "ations", "ment",
+    "ments", "th", "ally", "ic", "ically", "al", "e", "y", "ies",
+];
+
+/// Every concept found, once, with the position of its first word. Longer words are matched first
+/// and claim their characters, so 未検証 (unverified) is not also read as 検証 (verify).
+pub(crate) fn find_hits(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
+    let categories = [
+        Category::Risk,
+        Category::Urgency,
+        Category::Opportunity,
+        Category::Safety,
+    ];
+    let mut words: Vec<(Category, &Entry, Vec<char>)> = Vec::new();
+    for (category, (_, entries)) in categories.into_iter().zip(lexicon.lists()) {
+        for entry in entries {
+            for word in &entry.words {
+                words.push((category, entry, normalize(word).chars().collect()));
+            }
+        }
+    }
+    words.sort_by_key(|(.., w)| std::cmp::Reverse(w.len()));
+    let mut claimed = vec![false; text.len()];
+    // (category, entry, every (position, word) found); one concept counts once.
+    let mut found: Vec<(Category, &Entry, Places)> = Vec::new();
+    let mut removed: Vec<(&Entry, Places)> = Vec::new();
+    for (category, entry, word) in &words {
+        for start in 0..text.len() {
+            let Some(end) = match_at(text, start, word) else {
+                continue;
+            };
+            if claimed[start..end].iter().any(|&c| c) {
+                continue;
+            }
+            claimed[start..end].iter_mut().for_each(|c| *c = true);
+            let at = (start, text[start..end].iter().collect::<String>());
+            if *category == Category::Safety && negation::negated(text, start, end) {
+                match removed.iter_mut().find(|(e, _)| e.id == entry.id) {
+                    Some((_, places)) => places.push(at),
+                    None => removed.push((entry, vec![at])),
+                }
+                continue;
+            }
+            match found
+                .iter_mut()
+                .find(|(c, e, _)| c == category && e.id == entry.id)
+            {
+                Some((.., places)) => places.push(at),
+                None => found.push((*category, entry, vec![at])),
+            }
+        }
+    }
+    let mut hits: Vec<(usize, Hit)> = found
+        .into_iter()
+        .map(|(category, entry, places)| {
+            let (at, words) = in_order(places);
+            let hit = Hit {
+                category,
+                id: entry.id.clone(),
+                words,
+                weight: entry.weight,
+                note: entry.note.clone(),
+                step: entry.step.clone(),
+            };
+            (at, hit)
+        })
+        .collect();
+    hits.extend(removed.into_iter().map(|(entry, places)| {
+        let (at, words) = in_order(places);
+        (at, negation::as_risk(entry, words))
+    }));
+    hits
+}
+
+/// The first position and the distinct words, in order of appearance.
+fn in_order(mut places: Places) -> (usize, Vec<String>) {
+    places.sort();
+    let mut words: Vec<String> = Vec::new();
+    for (_, w) in &places {
+        if !words.contains(w) {
+            words.push(w.clone());
+        }
+    }
+    (places.first().map_or(0, |p| p.0), words)
+}
+
+/// Where `word` ends if it matches at `start`: English words start at a word boundary and may
+/// take an ending (words of 3 letters or less must be whole); Japanese words must sit on
+/// the seams `segment` finds.
+pub fn match_at(text: &[char], start: usize, word: &[char]) -> Option<usize> {
+    let end = start + word.len();
+    if word.is_empty() || end > text.len() || text[start..end] != *word {
+        return None;
+    }
+    let alnum = |c: &char| c.is_ascii_alphanumeric();
+    if word.first().is_some_and(alnum) && start > 0 && alnum(&text[start - 1]) {
+        return None;
+    }
+    if !word.iter().all(char::is_ascii) && !segment::is_word(text, start, end) {
+        return None;
+    }
+    if !word.last().is_some_and(alnum) {
+        return Some(end);
+    }
+    let tail = text[end..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .count();
+    let ending: String = text[end..end + tail].iter().collect();
+    let digit_follows = text.get(end + tail).is_some_and(char::is_ascii_digit);
+    let allowed = if word.len() <= 3 {
+        ending.is_empty()
+    } else {
+        ENDINGS.contains(&ending.as_str())
+    };
+    (allowed && !digit_follows).then_some(end + tail)
+}
