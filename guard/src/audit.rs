@@ -11,8 +11,8 @@ use soul_karma::{AuditRow, Karma, RunOutcome};
 use soul_kinds::content::verdict;
 use soul_kinds::AuditVerdict;
 
-use crate::{Access, Verdict};
-use soul_link::{Link, LinkError};
+use crate::{Access, GuardError, Verdict};
+use soul_link::Link;
 use soul_proposal::{Proposal, Thought};
 
 /// One guarded decision to record.
@@ -41,16 +41,6 @@ pub struct Decision<'a> {
 }
 
 /// What went wrong while recording; the row is written even when the event could not be.
-#[derive(Debug, thiserror::Error)]
-pub enum AuditError {
-    /// The verdict event was not accepted.
-    #[error("verdict event not published: {0}")]
-    Publish(#[from] LinkError),
-    /// The row was not written.
-    #[error("audit row not written: {0}")]
-    Row(#[from] soul_karma::Error),
-}
-
 /// `thought` with its tools' parameters withheld, for a verdict event about something private
 /// (an encrypted command's arguments) or published elsewhere already (a draft's text): the
 /// event names the action; the local audit row keeps the whole input.
@@ -74,7 +64,7 @@ pub async fn record(
     keys: &Keys,
     karma: &Karma,
     d: Decision<'_>,
-) -> Result<EventId, AuditError> {
+) -> Result<EventId, GuardError> {
     let summary = d.thought.value.summary();
     let content = AuditVerdict {
         proposal: clip(

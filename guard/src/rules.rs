@@ -1,5 +1,6 @@
 //! The guardian's and the gate's rules, read from `rules/` (or the shipped copies).
 
+use crate::GuardError;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -174,24 +175,14 @@ const AUTHORIZATION: &str = include_str!(concat!(
     "/../rules/authorization.yaml"
 ));
 
-/// A rules file that cannot be used; names the file and what to fix.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}: {reason}")]
-pub struct RulesError {
-    /// The file.
-    pub file: String,
-    /// What is wrong.
-    pub reason: String,
-}
-
 fn read<T: for<'de> Deserialize<'de>>(
     dir: Option<&Path>,
     name: &str,
     builtin: &str,
-) -> Result<T, RulesError> {
+) -> Result<T, GuardError> {
     let (text, file) = match dir.map(|d| d.join("rules").join(name)) {
         Some(path) if path.exists() => (
-            std::fs::read_to_string(&path).map_err(|e| RulesError {
+            std::fs::read_to_string(&path).map_err(|e| GuardError::Rules {
                 file: path.display().to_string(),
                 reason: e.to_string(),
             })?,
@@ -199,7 +190,7 @@ fn read<T: for<'de> Deserialize<'de>>(
         ),
         _ => (builtin.to_owned(), format!("the built-in rules/{name}")),
     };
-    serde_yaml_ng::from_str(&text).map_err(|e| RulesError {
+    serde_yaml_ng::from_str(&text).map_err(|e| GuardError::Rules {
         file,
         reason: format!("{e} (see the comments at the top of the shipped file)"),
     })
@@ -207,7 +198,7 @@ fn read<T: for<'de> Deserialize<'de>>(
 
 impl GuardRules {
     /// The town's rules in `town/rules/`, each file falling back to the shipped one if absent.
-    pub fn load(town: Option<&Path>) -> Result<Self, RulesError> {
+    pub fn load(town: Option<&Path>) -> Result<Self, GuardError> {
         let g: GuardianFile = read(town, "guardian.yaml", GUARDIAN)?;
         let d: DangerousFile = read(town, "dangerous_operations.yaml", DANGEROUS)?;
         let b = g.confidence;
@@ -216,7 +207,7 @@ impl GuardRules {
             && b.confirm_below <= b.light_confirm_below
             && b.light_confirm_below <= 1.0)
         {
-            return Err(RulesError {
+            return Err(GuardError::Rules {
                 file: "guardian.yaml".into(),
                 reason:
                     "confidence: need 0 <= block_below <= confirm_below <= light_confirm_below <= 1"
@@ -253,7 +244,7 @@ impl GuardRules {
 
 impl AuthRules {
     /// `town/rules/authorization.yaml`, or the shipped one.
-    pub fn load(town: Option<&Path>) -> Result<Self, RulesError> {
+    pub fn load(town: Option<&Path>) -> Result<Self, GuardError> {
         read(town, "authorization.yaml", AUTHORIZATION)
     }
 }

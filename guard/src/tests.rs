@@ -176,7 +176,10 @@ fn shipped_rules_load_and_bad_ones_name_the_file() {
     std::fs::create_dir_all(dir.path().join("rules")).unwrap();
     std::fs::write(dir.path().join("rules/guardian.yaml"), "constitution: 3\n").unwrap();
     let e = GuardRules::load(Some(dir.path())).unwrap_err();
-    assert!(e.file.ends_with("rules/guardian.yaml"), "{e}");
+    let crate::GuardError::Rules { file, .. } = &e else {
+        panic!("not a rules error: {e}");
+    };
+    assert!(file.ends_with("rules/guardian.yaml"), "{e}");
     assert!(
         AuthRules::load(Some(dir.path())).is_ok(),
         "absent files fall back to the shipped ones"

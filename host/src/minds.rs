@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Context;
 use soul_karma::Karma;
 
+use crate::HostError;
 use soul_guard::{AuthRules, GuardRules};
 use soul_mind::model::{ModelConfig, Retry, BUILTIN_SOUL};
 use soul_mind::{BuiltIn, ModelMind, SharedMind};
@@ -46,15 +46,13 @@ impl Minds {
 
     /// [`Minds::load`] on the blocking pool: opening `karma.sqlite` may wait up to a minute for
     /// a busy neighbour (and migrates), which must not hold an async worker.
-    pub async fn open(town: std::path::PathBuf, llm: Option<LlmChoice>) -> anyhow::Result<Self> {
-        tokio::task::spawn_blocking(move || Self::load(&town, llm))
-            .await
-            .context("the task opening karma.sqlite and the rules panicked")?
+    pub async fn open(town: std::path::PathBuf, llm: Option<LlmChoice>) -> Result<Self, HostError> {
+        tokio::task::spawn_blocking(move || Self::load(&town, llm)).await?
     }
 
     /// Opens `town/karma.sqlite` and the rules in `town/rules/` (shipped copies where absent),
     /// and picks the model mind when `llm` is given, else the built-in mind.
-    pub fn load(town: &Path, llm: Option<LlmChoice>) -> anyhow::Result<Self> {
+    pub fn load(town: &Path, llm: Option<LlmChoice>) -> Result<Self, HostError> {
         let karma_path = town.join(soul_karma::FILE_NAME);
         let karma = if town.is_dir() {
             Karma::open(&karma_path)?
@@ -72,11 +70,9 @@ impl Minds {
                     Ok(s) => s,
                     Err(_) => BUILTIN_SOUL.to_owned(),
                 };
-                anyhow::ensure!(
-                    choice.url.starts_with("http://") || choice.url.starts_with("https://"),
-                    "--llm {:?}: expected an http:// or https:// base URL, such as http://127.0.0.1:11434 (Ollama) or http://127.0.0.1:8080/v1 (OpenAI-compatible)",
-                    choice.url
-                );
+                if !(choice.url.starts_with("http://") || choice.url.starts_with("https://")) {
+                    return Err(HostError::LlmUrl { url: choice.url });
+                }
                 tracing::info!(url = %choice.url, model = %choice.model, "agents think with a model; the built-in mind stands in when it fails");
                 Arc::new(ModelMind::new(
                     ModelConfig {
@@ -91,12 +87,11 @@ impl Minds {
             }
             None => Arc::new(BuiltIn),
         };
-        Ok::<_, anyhow::Error>(Self {
+        Ok(Self {
             mind,
             karma,
             guard: Arc::new(guard),
             auth: Arc::new(auth),
         })
-        .with_context(|| format!("cannot set up the minds of the town at {}", town.display()))
     }
 }

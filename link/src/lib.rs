@@ -47,7 +47,7 @@ pub fn live_since() -> nostr::Timestamp {
     nostr::Timestamp::now() - LIVE_SLACK.as_secs()
 }
 
-/// Errors talking to the relay.
+/// The one error type of soul-link: talking to the relay, and reading a schedule.
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
     /// The relay URL does not parse.
@@ -78,6 +78,14 @@ pub enum LinkError {
     /// An event could not be built or signed (a gift wrap's encryption included).
     #[error("cannot build or sign the event: {0}")]
     Sign(#[from] nostr::event::builder::Error),
+    /// A schedule (`[brains] evaluation` in town.toml) is not a cron expression.
+    #[error("schedule {expr:?} is not a cron expression (sec min hour day-of-month month day-of-week): {source}")]
+    Schedule {
+        /// The expression.
+        expr: String,
+        /// What the cron parser said.
+        source: cron::error::Error,
+    },
     /// A message with no text was to be sent.
     #[error("an empty message has nothing to send")]
     Empty,

@@ -4,6 +4,7 @@
 //! day, so every process with the same speed agrees on the town time, and so on which cycle is
 //! due, without talking. (A fixed origin would push town time past the years cron can count.)
 
+use crate::LinkError;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -22,20 +23,12 @@ pub struct TownSchedule {
     clock: Clock,
 }
 
-/// A bad cron expression, named.
-#[derive(Debug, thiserror::Error)]
-#[error("schedule {expr:?} is not a cron expression (sec min hour day-of-month month day-of-week): {reason}")]
-pub struct ScheduleError {
-    expr: String,
-    reason: String,
-}
-
 impl TownSchedule {
     /// Parses `expr` for `clock`.
-    pub fn new(expr: &str, clock: Clock) -> Result<Self, ScheduleError> {
-        let schedule = Schedule::from_str(expr).map_err(|e| ScheduleError {
+    pub fn new(expr: &str, clock: Clock) -> Result<Self, LinkError> {
+        let schedule = Schedule::from_str(expr).map_err(|source| LinkError::Schedule {
             expr: expr.to_string(),
-            reason: e.to_string(),
+            source,
         })?;
         Ok(Self { schedule, clock })
     }

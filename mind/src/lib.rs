@@ -31,6 +31,9 @@ pub mod upkeep;
 pub mod writer;
 
 pub mod conformance;
+mod error;
+
+pub use error::MindError;
 
 use std::future::Future;
 use std::pin::Pin;

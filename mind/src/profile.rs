@@ -4,23 +4,13 @@
 //! write about and what it avoids, and how often it posts. Every error names the file and the
 //! field and says what to write instead, because the owner edits these files by hand.
 
+use crate::MindError;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 
 /// A profile file that cannot be used.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: field `{field}`: {reason}", file.display())]
-pub struct ProfileError {
-    /// The YAML file.
-    pub file: PathBuf,
-    /// The field at fault (`-` when the file as a whole is unreadable).
-    pub field: String,
-    /// What is wrong and what to write instead.
-    pub reason: String,
-}
-
 /// The language a resident writes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -114,16 +104,16 @@ impl Profile {
     }
 
     /// Reads and checks `residents/NAME.yaml`.
-    pub fn load(file: &Path) -> Result<Self, ProfileError> {
+    pub fn load(file: &Path) -> Result<Self, MindError> {
         let text = read(file)?;
         let profile: Profile = serde_yaml_ng::from_str(&text).map_err(|e| yaml_error(file, e))?;
         profile.check(file)?;
         Ok(profile)
     }
 
-    fn check(&self, file: &Path) -> Result<(), ProfileError> {
+    fn check(&self, file: &Path) -> Result<(), MindError> {
         let bad = |field: &str, reason: &str| {
-            Err(ProfileError {
+            Err(MindError::Profile {
                 file: file.to_path_buf(),
                 field: field.into(),
                 reason: reason.into(),
@@ -166,14 +156,14 @@ impl Profile {
 
 impl Common {
     /// Reads `residents/_common.yaml`; a missing file gives the defaults.
-    pub fn load(file: &Path) -> Result<Self, ProfileError> {
+    pub fn load(file: &Path) -> Result<Self, MindError> {
         if !file.exists() {
             return Ok(Self::default());
         }
         let common: Common =
             serde_yaml_ng::from_str(&read(file)?).map_err(|e| yaml_error(file, e))?;
         if common.max_post_chars < 20 {
-            return Err(ProfileError {
+            return Err(MindError::Profile {
                 file: file.to_path_buf(),
                 field: "max_post_chars".into(),
                 reason: "must be at least 20".into(),
@@ -185,7 +175,7 @@ impl Common {
 
 /// Every profile in `DIR/residents/` (sorted by name) and the common rules. Any bad file is an
 /// error, so `soul up` refuses to start a town with a resident it cannot run.
-pub fn load_all(town: &Path) -> Result<(Common, Vec<Profile>), ProfileError> {
+pub fn load_all(town: &Path) -> Result<(Common, Vec<Profile>), MindError> {
     let dir = town.join("residents");
     let common = Common::load(&dir.join("_common.yaml"))?;
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
@@ -209,8 +199,8 @@ pub fn load_all(town: &Path) -> Result<(Common, Vec<Profile>), ProfileError> {
     Ok((common, profiles))
 }
 
-fn read(file: &Path) -> Result<String, ProfileError> {
-    std::fs::read_to_string(file).map_err(|e| ProfileError {
+fn read(file: &Path) -> Result<String, MindError> {
+    std::fs::read_to_string(file).map_err(|e| MindError::Profile {
         file: file.to_path_buf(),
         field: "-".into(),
         reason: format!("cannot read the file: {e}"),
@@ -219,7 +209,7 @@ fn read(file: &Path) -> Result<String, ProfileError> {
 
 /// serde's message names the field (`missing field `language``, `unknown field …`,
 /// `language: unknown variant …`); pull it out so the error leads with it.
-fn yaml_error(file: &Path, e: serde_yaml_ng::Error) -> ProfileError {
+fn yaml_error(file: &Path, e: serde_yaml_ng::Error) -> MindError {
     let msg = e.to_string();
     let field = between(&msg, "field `", "`")
         .or_else(|| msg.split_once(": ").map(|(f, _)| f.to_string()))
@@ -230,7 +220,7 @@ fn yaml_error(file: &Path, e: serde_yaml_ng::Error) -> ProfileError {
     } else {
         ""
     };
-    ProfileError {
+    MindError::Profile {
         file: file.to_path_buf(),
         field,
         reason: format!("{msg}{hint}"),
@@ -281,7 +271,10 @@ mod tests {
         for (text, field) in cases {
             let f = write(tmp.path(), "ivy", &text);
             let e = Profile::load(&f).unwrap_err();
-            assert_eq!(e.field, field, "{e}");
+            let crate::MindError::Profile { field: named, .. } = &e else {
+                panic!("not a profile error: {e}");
+            };
+            assert_eq!(named, field, "{e}");
             assert!(e.to_string().contains("ivy.yaml"), "{e}");
         }
         assert!(Profile::load(&write(tmp.path(), "ivy", GOOD)).is_ok());

@@ -28,7 +28,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio::sync::oneshot;
 
-pub use egress::{Allowlist, Egress, EgressLimits, EgressUnavailable};
+pub use egress::{Allowlist, Egress, EgressLimits};
 pub use policy::{Access, FolderPolicy, Network, Policies};
 pub use view::{Declared, View};
 
@@ -98,9 +98,9 @@ pub enum SandboxError {
     /// The request breaks a policy.
     #[error("refused by the sandbox policy: {0}")]
     Refused(String),
-    /// A networked skill cannot have its egress path (fail closed).
-    #[error(transparent)]
-    Egress(#[from] EgressUnavailable),
+    /// A networked skill cannot have its egress path (fail closed): what is missing.
+    #[error("this skill needs the network, but soul's egress path is not usable: {0}; networked skills do not run without it")]
+    Egress(String),
     /// bubblewrap could not be started.
     #[error("cannot start bubblewrap: {0}")]
     Spawn(#[source] std::io::Error),
@@ -240,7 +240,7 @@ impl Sandbox {
             )));
         }
         let forwarder = self.forwarder.as_ref().ok_or_else(|| {
-            EgressUnavailable("this program does not name an egress forwarder".into())
+            SandboxError::Egress("this program does not name an egress forwarder".into())
         })?;
         egress::check_forwarder(forwarder).await?;
         Ok(Some(Egress::start(

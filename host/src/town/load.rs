@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use nostr::Keys;
 use soul_keys::{keyfile, EnvOrPrompt, TownConfig, TownDir};
 
+use crate::HostError;
 use soul_link::Identity;
 use soul_mind::brain::Lexicon;
 
@@ -19,13 +19,10 @@ pub struct Town {
 
 impl Town {
     /// Reads `dir/town.toml`.
-    pub fn open(dir: &Path) -> anyhow::Result<Self> {
-        let config = TownConfig::load(dir).with_context(|| {
-            format!(
-                "cannot open the town at {} (make one with `soul init {}`)",
-                dir.display(),
-                dir.display()
-            )
+    pub fn open(dir: &Path) -> Result<Self, HostError> {
+        let config = TownConfig::load(dir).map_err(|source| HostError::NoTown {
+            dir: dir.to_owned(),
+            source: Box::new(source),
         })?;
         Ok(Self {
             dir: TownDir::new(dir),
@@ -34,7 +31,7 @@ impl Town {
     }
 
     /// The owner's keys, when `keys/owner.nsec` (or `.ncryptsec`) is on this machine.
-    pub fn owner_keys(&self) -> anyhow::Result<Option<Keys>> {
+    pub fn owner_keys(&self) -> Result<Option<Keys>, HostError> {
         match keyfile::find_key(&self.dir.keys_dir(), "owner") {
             Ok(path) => Ok(Some(keyfile::load(&path, &EnvOrPrompt)?)),
             Err(_) => Ok(None),
@@ -42,13 +39,13 @@ impl Town {
     }
 
     /// The brains' lexicon from `rules/brain_lexicon.yaml`, or the built-in one if absent.
-    pub fn lexicon(&self) -> anyhow::Result<Lexicon> {
+    pub fn lexicon(&self) -> Result<Lexicon, HostError> {
         lexicon_in(self.dir.path())
     }
 
     /// Every roster member whose key file is in `keys/`, loaded; members without a key here run
     /// elsewhere (`soul-agent --key`) and are skipped.
-    pub fn local_identities(&self) -> anyhow::Result<Vec<Identity>> {
+    pub fn local_identities(&self) -> Result<Vec<Identity>, HostError> {
         let roster = self.config.roster()?;
         let mut out = Vec::new();
         for member in &roster.members {
@@ -57,12 +54,12 @@ impl Town {
                 continue;
             };
             let keys = keyfile::load(&path, &EnvOrPrompt)?;
-            anyhow::ensure!(
-                keys.public_key() == member.pubkey,
-                "key file {} does not hold {}'s key from town.toml; put the right key there or fix its [[roster]] entry",
-                path.display(),
-                member.name
-            );
+            if keys.public_key() != member.pubkey {
+                return Err(HostError::WrongKey {
+                    path,
+                    name: member.name.clone(),
+                });
+            }
             out.push(Identity {
                 name: member.name.clone(),
                 role: member.role,
@@ -74,7 +71,7 @@ impl Town {
 }
 
 /// `DIR/rules/brain_lexicon.yaml` if present (a bad file is an error naming it), else built in.
-pub fn lexicon_in(dir: &Path) -> anyhow::Result<Lexicon> {
+pub fn lexicon_in(dir: &Path) -> Result<Lexicon, HostError> {
     let path = dir.join("rules").join("brain_lexicon.yaml");
     if path.exists() {
         Ok(Lexicon::load(&path)?)
@@ -96,7 +93,7 @@ struct RestartRules {
 }
 
 /// The restart allowlist from `DIR/rules/restart.yaml`, or the shipped one if absent.
-pub fn restart_allowlist_in(dir: &Path) -> anyhow::Result<Vec<String>> {
+pub fn restart_allowlist_in(dir: &Path) -> Result<Vec<String>, HostError> {
     let path = dir.join("rules").join("restart.yaml");
     let (text, name) = match std::fs::read_to_string(&path) {
         Ok(t) => (t, path.display().to_string()),
@@ -105,7 +102,9 @@ pub fn restart_allowlist_in(dir: &Path) -> anyhow::Result<Vec<String>> {
             "the built-in rules/restart.yaml".into(),
         ),
     };
-    let rules: RestartRules = serde_yaml_ng::from_str(&text)
-        .with_context(|| format!("{name}: expected `allowlist: [agent names]`"))?;
+    let rules: RestartRules = serde_yaml_ng::from_str(&text).map_err(|e| HostError::File {
+        file: name,
+        reason: format!("expected `allowlist: [agent names]`: {e}"),
+    })?;
     Ok(rules.allowlist)
 }

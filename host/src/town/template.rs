@@ -1,9 +1,9 @@
 //! The town template (`residents/`, `rules/`, `bulletin/`, `persona/`, `skills/` at the repository
 //! root), embedded in the binary so that `soul init` works on a machine without the source tree.
 
+use crate::HostError;
 use std::path::Path;
 
-use anyhow::Context;
 use include_dir::{include_dir, Dir};
 
 static RESIDENTS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../residents");
@@ -24,14 +24,15 @@ fn folders() -> [(&'static str, &'static Dir<'static>); 5] {
 }
 
 /// Writes the template folders into `town`. Existing files are left alone.
-pub fn copy_into(town: &Path) -> anyhow::Result<()> {
+pub fn copy_into(town: &Path) -> Result<(), HostError> {
     for (name, dir) in folders() {
         let target = town.join(name);
-        std::fs::create_dir_all(&target)
-            .with_context(|| format!("cannot create {}", target.display()))?;
-        dir.extract(&target).with_context(|| {
-            format!("cannot write the {name} template into {}", target.display())
-        })?;
+        let io = |source| HostError::Io {
+            path: target.clone(),
+            source,
+        };
+        std::fs::create_dir_all(&target).map_err(io)?;
+        dir.extract(&target).map_err(io)?;
     }
     Ok(())
 }

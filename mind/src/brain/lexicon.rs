@@ -4,8 +4,9 @@
 //! The lexicon is data so that an owner can teach the brains new words without a rebuild; the
 //! built-in copy is the same file, compiled in, so a town without `rules/` behaves identically.
 
+use crate::MindError;
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
@@ -100,42 +101,10 @@ pub struct Lexicon {
 }
 
 /// A lexicon file that cannot be used; every variant names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum LexiconError {
-    /// The file could not be read.
-    #[error("cannot read brain lexicon {path}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The file is not YAML of the expected shape (the message names the field and line).
-    #[error("brain lexicon {path} is malformed: {source}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// Why, with the field and the line.
-        #[source]
-        source: serde_yaml_ng::Error,
-    },
-    /// A field breaks a rule.
-    #[error("brain lexicon {path}: field {field}: {reason}")]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// Where, such as `risk[2].weight`.
-        field: String,
-        /// Which rule it breaks.
-        reason: String,
-    },
-}
-
 impl Lexicon {
     /// Reads and checks a lexicon file.
-    pub fn load(path: &Path) -> Result<Self, LexiconError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LexiconError::Read {
+    pub fn load(path: &Path) -> Result<Self, MindError> {
+        let text = std::fs::read_to_string(path).map_err(|source| MindError::LexiconRead {
             path: path.to_owned(),
             source,
         })?;
@@ -151,7 +120,7 @@ impl Lexicon {
 
     /// Parses `text`, naming `path` in errors. A file written before harms existed gets the
     /// built-in harms and protective words, so an older town still starts and still judges.
-    pub fn parse(text: &str, path: &Path) -> Result<Self, LexiconError> {
+    pub fn parse(text: &str, path: &Path) -> Result<Self, MindError> {
         let mut lexicon = Self::parse_file(text, path)?;
         if lexicon.harms.is_empty() {
             let builtin = Self::builtin();
@@ -164,15 +133,15 @@ impl Lexicon {
     }
 
     /// Parses `text` as it is, naming `path` in errors.
-    fn parse_file(text: &str, path: &Path) -> Result<Self, LexiconError> {
+    fn parse_file(text: &str, path: &Path) -> Result<Self, MindError> {
         let lexicon: Lexicon =
-            serde_yaml_ng::from_str(text).map_err(|source| LexiconError::Parse {
+            serde_yaml_ng::from_str(text).map_err(|source| MindError::LexiconParse {
                 path: path.to_owned(),
                 source,
             })?;
         lexicon
             .check()
-            .map_err(|(field, reason)| LexiconError::Invalid {
+            .map_err(|(field, reason)| MindError::LexiconInvalid {
                 path: path.to_owned(),
                 field,
                 reason,

@@ -19,6 +19,7 @@ pub mod forward;
 pub mod proxy;
 pub mod refuse;
 
+use crate::SandboxError;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,11 +39,6 @@ pub const SANDBOX_FORWARDER: &str = "/run/soul/forward";
 pub const SANDBOX_PROXY: &str = "127.0.0.1:3128";
 const SOCKET_NAME: &str = "proxy.sock";
 
-/// Why a networked run cannot have its egress.
-#[derive(Debug, thiserror::Error)]
-#[error("this skill needs the network, but soul's egress path is not usable: {0}; networked skills do not run without it")]
-pub struct EgressUnavailable(pub String);
-
 /// One run's egress proxy; dropping it stops the proxy and every connection it carries.
 #[derive(Debug)]
 pub struct Egress {
@@ -53,13 +49,13 @@ pub struct Egress {
 
 impl Egress {
     /// Starts a proxy for `allow` on a fresh socket in a private (0700) folder.
-    pub fn start(allow: Allowlist, limits: EgressLimits) -> Result<Self, EgressUnavailable> {
+    pub fn start(allow: Allowlist, limits: EgressLimits) -> Result<Self, SandboxError> {
         let dir = tempfile::Builder::new()
             .prefix("soul-egress-")
             .tempdir()
-            .map_err(|e| EgressUnavailable(format!("cannot make the proxy's folder: {e}")))?;
+            .map_err(|e| SandboxError::Egress(format!("cannot make the proxy's folder: {e}")))?;
         let listener = UnixListener::bind(dir.path().join(SOCKET_NAME))
-            .map_err(|e| EgressUnavailable(format!("cannot open the proxy's socket: {e}")))?;
+            .map_err(|e| SandboxError::Egress(format!("cannot open the proxy's socket: {e}")))?;
         let shared = Arc::new(proxy::Shared {
             allow,
             limits,
@@ -153,7 +149,7 @@ impl Mount {
 
 /// Proves `program` has the forwarder mode (it answers `--check`), so that a networked run
 /// never starts with a forwarder that is missing or is some other program.
-pub async fn check_forwarder(program: &Path) -> Result<(), EgressUnavailable> {
+pub async fn check_forwarder(program: &Path) -> Result<(), SandboxError> {
     let out = tokio::time::timeout(
         Duration::from_secs(10),
         tokio::process::Command::new(program)
@@ -164,13 +160,13 @@ pub async fn check_forwarder(program: &Path) -> Result<(), EgressUnavailable> {
     )
     .await
     .map_err(|_| {
-        EgressUnavailable(format!(
+        SandboxError::Egress(format!(
             "the forwarder {} did not answer",
             program.display()
         ))
     })?
     .map_err(|e| {
-        EgressUnavailable(format!(
+        SandboxError::Egress(format!(
             "cannot start the forwarder {}: {e}",
             program.display()
         ))
@@ -179,7 +175,7 @@ pub async fn check_forwarder(program: &Path) -> Result<(), EgressUnavailable> {
     {
         Ok(())
     } else {
-        Err(EgressUnavailable(format!(
+        Err(SandboxError::Egress(format!(
             "{} is not soul's forwarder (run skills from `soul up` or `soul-agent`, whose binaries carry it)",
             program.display()
         )))

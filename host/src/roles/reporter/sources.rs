@@ -1,6 +1,7 @@
 //! The reporter's sources (`bulletin/sources.yaml`): feeds by file or URL, manual items, town
 //! events, and the filters news must pass.
 
+use crate::HostError;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -103,7 +104,7 @@ pub struct Item {
 
 impl Sources {
     /// Reads `DIR/bulletin/sources.yaml`; a missing file means no sources. Errors name the file.
-    pub fn load_in(town: &Path) -> anyhow::Result<Self> {
+    pub fn load_in(town: &Path) -> Result<Self, HostError> {
         let path = town.join("bulletin").join("sources.yaml");
         if !path.exists() {
             return Ok(Self {
@@ -114,28 +115,34 @@ impl Sources {
                 filters: Filters::default(),
             });
         }
-        let text = std::fs::read_to_string(&path)?;
-        let s: Sources = serde_yaml_ng::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let file = path.display().to_string();
+        let bad = |reason: String| HostError::File {
+            file: file.clone(),
+            reason,
+        };
+        let text = std::fs::read_to_string(&path).map_err(|source| HostError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let s: Sources = serde_yaml_ng::from_str(&text).map_err(|e| bad(e.to_string()))?;
         for (i, f) in s.feeds.iter().enumerate() {
             match (&f.file, &f.url) {
                 (Some(_), None) => {}
                 (None, Some(u)) if u.starts_with("http://") || u.starts_with("https://") => {}
-                (None, Some(u)) => anyhow::bail!(
-                    "{}: feeds[{i}].url {u:?} must start with http:// or https://",
-                    path.display()
-                ),
-                _ => anyhow::bail!(
-                    "{}: feeds[{i}] needs exactly one of `file` or `url`",
-                    path.display()
-                ),
+                (None, Some(u)) => {
+                    return Err(bad(format!(
+                        "feeds[{i}].url {u:?} must start with http:// or https://"
+                    )))
+                }
+                _ => {
+                    return Err(bad(format!(
+                        "feeds[{i}] needs exactly one of `file` or `url`"
+                    )))
+                }
             }
         }
         if s.interval_minutes == 0 {
-            anyhow::bail!(
-                "{}: field `interval_minutes` must be at least 1",
-                path.display()
-            );
+            return Err(bad("field `interval_minutes` must be at least 1".into()));
         }
         Ok(s)
     }
@@ -152,26 +159,44 @@ impl Feed {
 
     /// Reads and parses the feed. A dead or malformed feed is an error for the caller to log
     /// and skip.
-    pub async fn read(&self, bulletin: &Path, http: &reqwest::Client) -> anyhow::Result<Vec<Item>> {
+    pub async fn read(
+        &self,
+        bulletin: &Path,
+        http: &reqwest::Client,
+    ) -> Result<Vec<Item>, HostError> {
         let bytes = match (&self.file, &self.url) {
             (Some(f), _) => {
                 let p: PathBuf = bulletin.join(f);
                 tokio::fs::read(&p)
                     .await
-                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?
+                    .map_err(|source| HostError::Io { path: p, source })?
             }
             (None, Some(u)) => {
+                let fetch = |source| HostError::FeedFetch {
+                    feed: u.clone(),
+                    source,
+                };
                 let resp = http
                     .get(u)
                     .timeout(FETCH_TIMEOUT)
                     .send()
-                    .await?
-                    .error_for_status()?;
-                resp.bytes().await?.to_vec()
+                    .await
+                    .and_then(reqwest::Response::error_for_status)
+                    .map_err(fetch)?;
+                resp.bytes().await.map_err(fetch)?.to_vec()
             }
-            (None, None) => anyhow::bail!("feed has neither file nor url"),
+            // `load_in` refuses such a feed; one built in code is the same mistake.
+            (None, None) => {
+                return Err(HostError::File {
+                    file: "bulletin/sources.yaml".into(),
+                    reason: "a feed has neither `file` nor `url`".into(),
+                })
+            }
         };
-        let feed = feed_rs::parser::parse(&bytes[..])?;
+        let feed = feed_rs::parser::parse(&bytes[..]).map_err(|source| HostError::FeedParse {
+            feed: self.name(),
+            source,
+        })?;
         let source = feed
             .title
             .map(|t| t.content)

@@ -6,6 +6,7 @@
 //! a topic that keeps coming back becomes a long-term favourite, fatigue rises and mood drifts;
 //! after a rejection the quoted words become a long-term "avoid" lesson.
 
+use crate::HostError;
 use nostr::nips::nip44;
 use nostr::{EventBuilder, Keys, PublicKey};
 use soul_kinds::content::memory_builder;
@@ -19,17 +20,6 @@ const POSTED: &str = "posted about ";
 const FAVOURITE: &str = "likes: ";
 const AVOID: &str = "avoid: ";
 
-/// Why a memory event could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum MemoryError {
-    /// Not encrypted to this key, or corrupt.
-    #[error("cannot decrypt: {0}")]
-    Decrypt(#[from] nip44::Error),
-    /// Decrypted but not a memory.
-    #[error("decrypted but not a memory: {0}")]
-    Json(#[from] serde_json::Error),
-}
-
 /// A fresh resident's memory.
 pub fn fresh() -> MemoryContent {
     MemoryContent {
@@ -41,9 +31,9 @@ pub fn fresh() -> MemoryContent {
 }
 
 /// Reads a memory event's content with the resident's keys.
-pub fn open(keys: &Keys, ciphertext: &str) -> Result<MemoryContent, MemoryError> {
+pub fn open(keys: &Keys, ciphertext: &str) -> Result<MemoryContent, HostError> {
     let plain = nip44::decrypt(keys.secret_key(), &keys.public_key(), ciphertext)?;
-    Ok(serde_json::from_str(&plain)?)
+    serde_json::from_str(&plain).map_err(HostError::MemoryJson)
 }
 
 /// Reads a memory that `author` encrypted to itself, with someone else's keys: always fails
@@ -52,14 +42,14 @@ pub fn open_as(
     keys: &Keys,
     author: &PublicKey,
     ciphertext: &str,
-) -> Result<MemoryContent, MemoryError> {
+) -> Result<MemoryContent, HostError> {
     let plain = nip44::decrypt(keys.secret_key(), author, ciphertext)?;
-    Ok(serde_json::from_str(&plain)?)
+    serde_json::from_str(&plain).map_err(HostError::MemoryJson)
 }
 
 /// The memory event, encrypted to `keys` itself.
-pub fn seal(keys: &Keys, name: &str, memory: &MemoryContent) -> Result<EventBuilder, MemoryError> {
-    let plain = serde_json::to_string(memory)?;
+pub fn seal(keys: &Keys, name: &str, memory: &MemoryContent) -> Result<EventBuilder, HostError> {
+    let plain = serde_json::to_string(memory).map_err(HostError::MemoryJson)?;
     let cipher = nip44::encrypt(
         keys.secret_key(),
         &keys.public_key(),

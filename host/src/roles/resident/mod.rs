@@ -62,9 +62,9 @@ pub fn spawn(
     ctx: &RoleCtx,
 ) -> Vec<AbortHandle> {
     let dir = &ctx.options.town_dir;
-    let loaded = (|| -> anyhow::Result<Setup> {
+    let loaded = (|| -> Result<Setup, HostError> {
         let profile = Profile::load(&dir.join("residents").join(format!("{}.yaml", agent.name)))?;
-        let (common, rules) = ctx.shared.town_rules(|| -> anyhow::Result<_> {
+        let (common, rules) = ctx.shared.town_rules(|| -> Result<_, HostError> {
             Ok((
                 Common::load(&dir.join("residents").join("_common.yaml"))?,
                 NgRules::load_in(dir)?,

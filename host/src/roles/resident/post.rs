@@ -13,7 +13,8 @@ use soul_kinds::{Draft, DraftHistory, DraftStatus, GuardAction};
 use super::hub::Hub;
 use super::step::Life;
 use super::{memory, Setup};
-use soul_guard::audit::{self, AuditError};
+use soul_guard::audit;
+use soul_guard::GuardError;
 use soul_link::Identity;
 use soul_link::Link;
 use soul_mind::{Proposal, Thought};
@@ -102,11 +103,7 @@ impl Life {
         hub: &Hub,
     ) -> Result<(), HostError> {
         let at = self.stamp();
-        let builder =
-            memory::seal(&me.keys, &me.name, &self.memory).map_err(|source| HostError::Seal {
-                agent: me.name.clone(),
-                source,
-            })?;
+        let builder = memory::seal(&me.keys, &me.name, &self.memory)?;
         let event = link
             .publish(&me.keys, builder.custom_created_at(Timestamp::from(at)))
             .await?;
@@ -159,8 +156,8 @@ async fn guard(
     match audit::record(link, &me.keys, &setup.minds.karma, decision).await {
         Ok(_) => {}
         // Without its verdict event the post would be unaccounted for: not now, later.
-        Err(AuditError::Publish(e)) => return Err(e.into()),
-        Err(e @ AuditError::Row(_)) => tracing::warn!(agent = %me.name, "audit: {e}"),
+        Err(GuardError::Publish(e)) => return Err(e.into()),
+        Err(e) => tracing::warn!(agent = %me.name, "audit: {e}"),
     }
     Ok(match verdict.action {
         GuardAction::Allow | GuardAction::Modify => None,

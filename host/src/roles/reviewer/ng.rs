@@ -5,6 +5,7 @@
 //! in one sentence (`together`, see `sense`), read after the rule's ordinary senses are masked. The reviewer judges drafts with them, the reporter filters news with them, and a
 //! resident re-checks a rewrite against the rules its last draft broke.
 
+use crate::HostError;
 use std::path::Path;
 
 use regex::Regex;
@@ -18,16 +19,6 @@ const BUILTIN: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../rules/ng_rules.yaml"
 ));
-
-/// A rules file that cannot be used.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}: {what}")]
-pub struct NgError {
-    /// The file (or "the built-in rules").
-    pub file: String,
-    /// What is wrong, naming the rule and field.
-    pub what: String,
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -91,7 +82,7 @@ pub struct NgRules {
 
 impl NgRules {
     /// `DIR/rules/ng_rules.yaml`, or the built-in rules when the file is absent.
-    pub fn load_in(town: &Path) -> Result<Self, NgError> {
+    pub fn load_in(town: &Path) -> Result<Self, HostError> {
         let path = town.join("rules").join("ng_rules.yaml");
         match std::fs::read_to_string(&path) {
             Ok(text) => Self::parse(&text, &path.display().to_string()),
@@ -100,15 +91,15 @@ impl NgRules {
     }
 
     /// The shipped rules.
-    pub fn builtin() -> Result<Self, NgError> {
+    pub fn builtin() -> Result<Self, HostError> {
         Self::parse(BUILTIN, "the built-in rules/ng_rules.yaml")
     }
 
     /// Parses and compiles rules from YAML text; `file` names it in errors.
-    pub fn parse(text: &str, file: &str) -> Result<Self, NgError> {
-        let err = |what: String| NgError {
+    pub fn parse(text: &str, file: &str) -> Result<Self, HostError> {
+        let err = |what: String| HostError::File {
             file: file.to_string(),
-            what,
+            reason: what,
         };
         let spec: File = serde_yaml_ng::from_str(text).map_err(|e| {
             err(format!(
