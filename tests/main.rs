@@ -14,6 +14,7 @@ mod negentropy;
 mod nostr_rs_relay;
 mod relay;
 mod replay;
+mod samsara;
 mod town;
 mod trust;
 mod util;

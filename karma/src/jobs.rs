@@ -167,12 +167,22 @@ impl Karma {
         Ok(ids)
     }
 
-    /// Jobs that ended (failed or reclaimed, or done with a log) and were not yet distilled.
+    /// Jobs that went wrong (failed or reclaimed) and were not yet distilled: deferred
+    /// distillation's queue.
     pub fn undistilled(&self, limit: usize) -> Result<Vec<Job>, Error> {
+        self.undistilled_where("status IN ('failed', 'zombie')", limit)
+    }
+
+    /// Jobs that went well and were not yet distilled: the day's synthesis reads them.
+    pub fn undistilled_successes(&self, limit: usize) -> Result<Vec<Job>, Error> {
+        self.undistilled_where("status = 'done'", limit)
+    }
+
+    fn undistilled_where(&self, status: &str, limit: usize) -> Result<Vec<Job>, Error> {
         let conn = self.conn();
         let mut stmt = conn
             .prepare(&format!(
-                "SELECT {COLUMNS} FROM jobs WHERE distilled = 0 AND status != 'running'
+                "SELECT {COLUMNS} FROM jobs WHERE distilled = 0 AND {status}
                    AND execution_log != '' ORDER BY id LIMIT ?1"
             ))
             .map_err(|e| self.sql("find undistilled jobs", e))?;

@@ -89,6 +89,23 @@ impl Karma {
                 return Ok(id);
             }
         }
+        // The owner's ratings read before the lesson itself (a rebuild replays lessons after
+        // reactions may have been applied) count from the start.
+        let rated: i64 = match &l.event_id {
+            Some(event) => conn
+                .query_row(
+                    "SELECT coalesce(sum(delta), 0) FROM lesson_ratings WHERE lesson_event = ?1",
+                    [event],
+                    |r| r.get(0),
+                )
+                .map_err(|e| self.sql("sum a lesson's ratings", e))?,
+            None => 0,
+        };
+        // Unrated, the weight goes in as given, so the DDL's CHECK still refuses a bad one.
+        let weight = match rated {
+            0 => l.weight,
+            r => (l.weight + r).clamp(0, 100),
+        };
         let tx = conn
             .unchecked_transaction()
             .map_err(|e| self.sql("begin a lesson", e))?;
@@ -100,7 +117,7 @@ impl Karma {
                 l.author,
                 l.topic,
                 l.lesson,
-                l.weight,
+                weight,
                 l.source_event,
                 l.job_id,
                 l.directives,

@@ -10,6 +10,7 @@
 //! - [`jobs`]: jobs with heartbeats, the zombie hunter, the deferred-distillation queue.
 //! - [`audit`]: one row per guarded decision, with seed 003's observability fields.
 //! - [`usage`]: model fallbacks and tokens spent per day.
+//! - [`ratings`]: the owner's `+`/`-` on a lesson, applied to its weight once per reaction.
 //! - [`rebuild`]: the lessons again from their events.
 //!
 //! **Architecture invariant:** the guards are in the DDL (CHECK, `json_valid`, `ON DELETE SET
@@ -21,6 +22,7 @@ pub mod audit;
 mod error;
 pub mod jobs;
 pub mod lessons;
+pub mod ratings;
 pub mod rebuild;
 mod schema;
 pub mod usage;

@@ -96,4 +96,15 @@ ALTER TABLE audit ADD COLUMN run_duration_ms INTEGER CHECK(run_duration_ms IS NU
 ALTER TABLE audit ADD COLUMN completed_at INTEGER;
 CREATE INDEX IF NOT EXISTS audit_time ON audit(timestamp);
 "#,
+    // 3: the owner's ratings of lessons (issue 15, seed 002's human evaluation): one row per
+    // NIP-25 reaction, so a reaction read again (every restart, every rebuild) counts once.
+    r#"
+CREATE TABLE IF NOT EXISTS lesson_ratings (
+    reaction_id  TEXT    PRIMARY KEY,
+    lesson_event TEXT    NOT NULL,
+    delta        INTEGER NOT NULL CHECK(delta BETWEEN -100 AND 100),
+    rated_at     INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS lesson_ratings_lesson ON lesson_ratings(lesson_event);
+"#,
 ];

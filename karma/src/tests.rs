@@ -186,6 +186,19 @@ fn zombie_hunter_and_deferred_distillation() {
     );
     k.mark_distilled(alive).unwrap();
     assert_eq!(k.undistilled(10).unwrap().len(), 1);
+    // A job that went well waits for the day's synthesis, not for deferred distillation.
+    let good = k
+        .start_job("execution", None, "triceratops", "{}", 1_020)
+        .unwrap();
+    k.finish_job(good, true, "counted 12 lines", 1_030).unwrap();
+    assert_eq!(k.undistilled(10).unwrap().len(), 1);
+    let ids: Vec<i64> = k
+        .undistilled_successes(10)
+        .unwrap()
+        .iter()
+        .map(|j| j.id)
+        .collect();
+    assert_eq!(ids, vec![good]);
 }
 
 #[test]

@@ -24,18 +24,9 @@ impl BuiltIn {
         brain::opinion(&ask.brain)
     }
 
-    /// The lesson a failed or finished job teaches, from its log alone.
+    /// The lesson a failed job or a good day teaches, from its log alone (see [`crate::distil`]).
     pub fn distil_now(ask: &DistilAsk<'_>) -> Distilled {
-        let log: String = ask.log.split_whitespace().collect::<Vec<_>>().join(" ");
-        let log: String = log.chars().take(400).collect();
-        Distilled {
-            lesson: format!(
-                "A {} went wrong before: {log}. Check for this before trying again.",
-                ask.kind
-            ),
-            topic: ask.kind.chars().take(64).collect(),
-            weight: 60,
-        }
+        crate::distil::lesson(ask)
     }
 
     /// The post the built-in writer makes of the ask, from its seed.

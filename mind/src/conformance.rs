@@ -128,6 +128,7 @@ pub async fn check(mind: &dyn Mind) -> [String; 6] {
         agent: "triceratops",
         kind: "execution",
         log: "restart of reporter failed: no answer within 300 s",
+        went_well: false,
     };
     let l = mind.distil(&d).await;
     let label = match l {

@@ -14,6 +14,8 @@
 //! - [`model`]: [`ModelMind`]: prompt (Soul > Skills > Karma), HTTP, retries, budget, fallback.
 //! - [`schema`]: the strict output schema every model answer is parsed into (soul-proposal).
 //! - [`profile`]: a resident's profile (`residents/*.yaml`) and the town's common settings.
+//! - [`distil`]: the built-in mind's lessons, with their directives.
+//! - [`samsara`]: the day's synthesis (what went well) and the owner's ratings of lessons.
 //! - [`upkeep`]: lessons from failures; rebuild, zombie hunter, deferred distillation, decay.
 //! - [`conformance`]: the check both minds pass.
 //!
@@ -27,10 +29,12 @@ pub mod brain;
 pub mod builtin;
 pub mod model;
 pub mod profile;
+pub mod samsara;
 pub mod upkeep;
 pub mod writer;
 
 pub mod conformance;
+pub mod distil;
 mod error;
 
 pub use error::MindError;
@@ -83,8 +87,10 @@ pub struct DistilAsk<'a> {
     pub agent: &'a str,
     /// What kind of job ("execution", …).
     pub kind: &'a str,
-    /// Its log.
+    /// Its log (for a day's synthesis, one line per job that went well).
     pub log: &'a str,
+    /// Whether the job went well (a day's synthesis) or wrong (a failure to learn from).
+    pub went_well: bool,
 }
 
 /// A resident asked for its next post.
@@ -162,6 +168,8 @@ pub struct Distilled {
     pub topic: String,
     /// 1..=100.
     pub weight: u8,
+    /// Seed 002's directives: what to add, what to avoid, notes, a confidence (a JSON object).
+    pub directives: serde_json::Value,
 }
 
 /// A mind. Every role asks through this trait, so the built-in mind and a model are

@@ -6,21 +6,23 @@
 //! - [`learn`]: log first (a job row with the log), then distil a lesson with the mind; a
 //!   lesson becomes a kind-4367 event and a row. When the mind cannot distil now (the model is
 //!   down), the job stays undistilled for later.
-//! - [`run`]: at start, rebuild the lessons from the relay's 4367 events; then the zombie hunter
-//!   every 15 minutes, deferred distillation every 30, and one point of decay a day (town time).
+//! - [`run`]: at start, rebuild the lessons from the relay's 4367 events and apply the owner's
+//!   ratings (NIP-25 `+`/`-` on a 4367); then the zombie hunter every 15 minutes, deferred
+//!   distillation every 30, one point of decay a day, the owner's new ratings as they come, and
+//!   the day's synthesis at 19:00 town time (seed 002): what went well becomes lessons too.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nostr::{EventId, Filter, Keys};
+use nostr::{EventId, Filter, Keys, Kind, PublicKey};
 use soul_karma::{Job, JobStatus, Karma, NewLesson};
 use soul_kinds::content::lesson;
 use soul_kinds::{Lesson, SoulKind};
 
-use super::{DistilAsk, Thinking};
+use super::{samsara, DistilAsk, Thinking};
 use soul_link::clock::Clock;
-use soul_link::Link;
+use soul_link::{live_since, Link};
 
 /// How long a running job may stay silent before the zombie hunter reclaims it.
 pub const ZOMBIE_SILENCE: Duration = Duration::from_secs(15 * 60);
@@ -34,7 +36,7 @@ pub const DECAY_EVERY: Duration = Duration::from_secs(24 * 3600);
 pub const HEARTBEAT: Duration = Duration::from_secs(60);
 
 /// Runs `f` on karma off the async workers (SQLite blocks; a thousand residents share them).
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     karma: &Karma,
     f: impl FnOnce(&Karma) -> Result<T, soul_karma::Error> + Send + 'static,
 ) -> Result<T, String> {
@@ -143,13 +145,12 @@ impl Running {
         self.id
     }
 
-    /// Ends the job well. There is nothing to distil from it: lessons come from what went
-    /// wrong (seed 002), so it is marked distilled.
+    /// Ends the job well. Its log waits for the day's synthesis, which learns from what went
+    /// well as deferred distillation learns from what went wrong.
     pub async fn succeed(self, log: &str) {
         let (id, log) = (self.id, log.to_owned());
         let ended = blocking(&self.karma, move |k| {
-            k.finish_job(id, true, &log, soul_karma::now_secs())?;
-            k.mark_distilled(id)
+            k.finish_job(id, true, &log, soul_karma::now_secs())
         })
         .await;
         if let Err(e) = ended {
@@ -221,11 +222,18 @@ pub async fn learn(
 }
 
 /// Distils one job into a lesson event and row; false when the mind could not (left for later).
-async fn distil(link: &Link, keys: &Keys, agent: &str, minds: &Thinking, job: &Job) -> bool {
+pub(crate) async fn distil(
+    link: &Link,
+    keys: &Keys,
+    agent: &str,
+    minds: &Thinking,
+    job: &Job,
+) -> bool {
     let ask = DistilAsk {
         agent,
         kind: &job.kind,
         log: &job.execution_log,
+        went_well: false,
     };
     let Some(thought) = minds.mind.distil(&ask).await else {
         return false;
@@ -239,6 +247,7 @@ async fn distil(link: &Link, keys: &Keys, agent: &str, minds: &Thinking, job: &J
         .subject
         .as_deref()
         .and_then(|s| EventId::from_hex(s).ok());
+    let directives = thought.value.directives.to_string();
     let event = match link.publish(keys, lesson(source, &l)).await {
         Ok(e) => e,
         Err(e) => {
@@ -254,7 +263,7 @@ async fn distil(link: &Link, keys: &Keys, agent: &str, minds: &Thinking, job: &J
         source_event: job.subject.clone(),
         event_id: Some(event.id.to_hex()),
         job_id: Some(job.id),
-        directives: "{}".into(),
+        directives,
         created_at: event.created_at.as_secs() as i64,
     };
     let (lesson_text, job_id) = (row.lesson.clone(), job.id);
@@ -273,8 +282,22 @@ async fn distil(link: &Link, keys: &Keys, agent: &str, minds: &Thinking, job: &J
     true
 }
 
-/// The upkeep loop of one host's karma, run by one agent (`agent`, signing lessons as `keys`).
-pub async fn run(link: Link, keys: Keys, agent: String, minds: Thinking, clock: Clock) {
+/// The upkeep loop of one host's karma, run by one agent (`agent`, signing lessons as `keys`);
+/// `owner`'s reactions on lessons rate them.
+pub async fn run(
+    link: Link,
+    keys: Keys,
+    agent: String,
+    minds: Thinking,
+    clock: Clock,
+    owner: PublicKey,
+) {
+    // Subscribe to the owner's ratings before reading the old ones, so none falls between.
+    let mut notes = link.client().notifications();
+    let ratings = Filter::new().kind(Kind::Reaction).author(owner);
+    if let Err(e) = link.subscribe(ratings.clone().since(live_since())).await {
+        tracing::warn!("karma: the owner's ratings will not be followed: {e}");
+    }
     match link.fetch(Filter::new().kind(SoulKind::Karma.kind())).await {
         Ok(events) => {
             let events: Vec<_> = events.into_iter().collect();
@@ -291,6 +314,16 @@ pub async fn run(link: Link, keys: Keys, agent: String, minds: Thinking, clock: 
         }
         Err(e) => tracing::warn!("karma rebuild: cannot read lessons from the relay: {e}"),
     }
+    match link.fetch(ratings.clone()).await {
+        Ok(events) => {
+            for event in events.iter() {
+                samsara::rate(&minds.karma, event).await;
+            }
+        }
+        Err(e) => tracing::warn!("karma: cannot read the owner's ratings: {e}"),
+    }
+    let synthesis = samsara::schedule(clock);
+    let mut next_synthesis = samsara::next(&synthesis);
     let mut hunt = tokio::time::interval(clock.scale(HUNT_EVERY));
     let mut deferred = tokio::time::interval(clock.scale(DISTIL_EVERY));
     let mut decay = tokio::time::interval(clock.scale(DECAY_EVERY));
@@ -314,6 +347,27 @@ pub async fn run(link: Link, keys: Keys, agent: String, minds: Thinking, clock: 
                     }
                 }
             }
+            note = notes.recv() => match note {
+                Ok(nostr_sdk::RelayPoolNotification::Event { event, .. })
+                    if event.kind == Kind::Reaction && event.pubkey == owner =>
+                {
+                    samsara::rate(&minds.karma, &event).await;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // Notifications were missed: read the ratings again (each counts once).
+                    if let Ok(events) = link.fetch(ratings.clone()).await {
+                        for event in events.iter() {
+                            samsara::rate(&minds.karma, event).await;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            (cycle, _) = &mut next_synthesis => {
+                samsara::synthesise(&link, &keys, &agent, &minds, &cycle).await;
+                next_synthesis = samsara::next(&synthesis);
+            }
             _ = decay.tick() => match blocking(&minds.karma, |k| k.decay(1)).await {
                 Ok(n) if n > 0 => tracing::info!(lessons = n, "karma decay: lessons reached weight 0"),
                 Ok(_) => {}
@@ -328,14 +382,21 @@ pub async fn run(link: Link, keys: Keys, agent: String, minds: Thinking, clock: 
 pub struct Upkeep(tokio::task::JoinHandle<()>);
 
 impl Upkeep {
-    /// Starts [`run`] for `me`.
-    pub fn spawn(link: &Link, me: &soul_link::Identity, minds: &Thinking, clock: Clock) -> Self {
+    /// Starts [`run`] for `me`, rated by `owner`.
+    pub fn spawn(
+        link: &Link,
+        me: &soul_link::Identity,
+        minds: &Thinking,
+        clock: Clock,
+        owner: PublicKey,
+    ) -> Self {
         Self(tokio::spawn(run(
             link.clone(),
             me.keys.clone(),
             me.name.clone(),
             minds.clone(),
             clock,
+            owner,
         )))
     }
 }
@@ -439,7 +500,7 @@ mod tests {
         assert_eq!(again.id(), id);
         again.succeed("\"Back up\" completed").await;
         let j = job(&karma, id);
-        assert_eq!((j.status, j.distilled), (JobStatus::Done, true));
+        assert_eq!((j.status, j.distilled), (JobStatus::Done, false));
         assert!(
             Running::adopt(&karma, "execution", task, "triceratops")
                 .await
@@ -449,7 +510,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_job_that_ends_well_is_done_and_teaches_nothing() {
+    async fn a_job_that_ends_well_waits_for_the_day_s_synthesis() {
         let karma = Karma::in_memory().unwrap();
         let running = Running::start(
             &karma,
@@ -466,8 +527,12 @@ mod tests {
             .await;
         let j = job(&karma, id);
         assert_eq!(j.status, JobStatus::Done);
-        assert!(j.distilled);
+        assert!(!j.distilled, "the day's synthesis learns from it");
         assert!(karma.hunt_zombies(i64::MAX, 0).unwrap().is_empty());
-        assert!(karma.undistilled(8).unwrap().is_empty());
+        assert!(
+            karma.undistilled(8).unwrap().is_empty(),
+            "deferred distillation is for failures"
+        );
+        assert_eq!(karma.undistilled_successes(8).unwrap()[0].id, id);
     }
 }

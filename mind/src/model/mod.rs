@@ -294,6 +294,7 @@ impl Mind for ModelMind {
                     .await
                     .and_then(|out| match out.proposal.shape {
                         Shape::Text(t) => Ok(Distilled {
+                            directives: crate::distil::from_text(&t),
                             lesson: t.chars().take(4000).collect(),
                             topic: ask.kind.chars().take(64).collect(),
                             weight: (out.proposal.confidence * 100.0).round().clamp(1.0, 100.0)

@@ -127,10 +127,17 @@ pub fn act(soul: &str, ask: &ActAsk<'_>) -> Vec<Message> {
 
 /// The messages for distilling a log into a lesson.
 pub fn distil(soul: &str, ask: &DistilAsk<'_>) -> Vec<Message> {
-    let u = format!(
-        "A {} job ended. Its log:\n{}\n\nDistil one lesson for next time, in one or two sentences, as a text_response.",
-        ask.kind, ask.log
-    );
+    let u = if ask.went_well {
+        format!(
+            "Today these {} jobs went well:\n{}\n\nDistil one lesson on what to repeat, in one or two sentences, as a text_response.",
+            ask.kind, ask.log
+        )
+    } else {
+        format!(
+            "A {} job went wrong. Its log:\n{}\n\nDistil one lesson for next time, in one or two sentences, as a text_response.",
+            ask.kind, ask.log
+        )
+    };
     vec![system(soul, &[], &[], SCHEMA), user(u)]
 }
 

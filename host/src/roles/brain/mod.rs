@@ -194,7 +194,13 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
     tracing::info!(brain = %name, tasks = view.debates.len(), "brain is debating");
     // Triceratops keeps the host's karma (it learns from executions); the upkeep stops with it.
     let _upkeep = (name == soul_kinds::BrainName::Triceratops).then(|| {
-        soul_mind::upkeep::Upkeep::spawn(&link, &me, &setup.minds.thinking(), setup.clock)
+        soul_mind::upkeep::Upkeep::spawn(
+            &link,
+            &me,
+            &setup.minds.thinking(),
+            setup.clock,
+            setup.owner,
+        )
     });
     let mut tick = tokio::time::interval(
         setup
