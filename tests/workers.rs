@@ -2,6 +2,7 @@
 //! replays across a restart), the buddy's refusals, and triceratops running a skill.
 
 mod egress;
+mod outsider;
 pub(crate) mod phone;
 mod redteam;
 mod sandbox;

@@ -67,6 +67,10 @@ impl Mind for BuiltIn {
         Box::pin(async move { Thought::instant(LABEL, ask.default.clone()) })
     }
 
+    fn converse<'a>(&'a self, ask: &'a crate::ConverseAsk<'a>) -> BoxFuture<'a, Thought<String>> {
+        Box::pin(async move { Thought::instant(LABEL, crate::converse::built_in(ask)) })
+    }
+
     fn distil<'a>(&'a self, ask: &'a DistilAsk<'a>) -> BoxFuture<'a, Option<Thought<Distilled>>> {
         Box::pin(async move { Some(Thought::instant(LABEL, Self::distil_now(ask))) })
     }

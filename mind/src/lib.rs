@@ -14,6 +14,7 @@
 //! - [`model`]: [`ModelMind`]: prompt (Soul > Skills > Karma), HTTP, retries, budget, fallback.
 //! - [`schema`]: the strict output schema every model answer is parsed into (soul-proposal).
 //! - [`profile`]: a resident's profile (`residents/*.yaml`) and the town's common settings.
+//! - [`converse`]: a message answered in persona (the buddy), and the built-in answer.
 //! - [`distil`]: the built-in mind's lessons, with their directives.
 //! - [`samsara`]: the day's synthesis (what went well) and the owner's ratings of lessons.
 //! - [`upkeep`]: lessons from failures; rebuild, zombie hunter, deferred distillation, decay.
@@ -34,6 +35,7 @@ pub mod upkeep;
 pub mod writer;
 
 pub mod conformance;
+pub mod converse;
 pub mod distil;
 mod error;
 
@@ -46,6 +48,7 @@ use std::sync::Arc;
 use soul_kinds::{BrainName, Evaluation, Opinion, Params, Review};
 
 pub use builtin::BuiltIn;
+pub use converse::ConverseAsk;
 pub use model::{ModelConfig, ModelMind};
 /// The strict answer schema lives below both minds and the leash (soul-proposal).
 pub use soul_proposal as schema;
@@ -194,6 +197,8 @@ pub trait Mind: Send + Sync + std::fmt::Debug {
     fn review<'a>(&'a self, ask: &'a ReviewAsk<'a>) -> BoxFuture<'a, Thought<Review>>;
     /// One brain's evaluation of another; retuning still needs two brains to agree.
     fn evaluate<'a>(&'a self, ask: &'a EvaluationAsk<'a>) -> BoxFuture<'a, Thought<Evaluation>>;
+    /// An answer in persona to someone's message (the role's guard has let it through).
+    fn converse<'a>(&'a self, ask: &'a ConverseAsk<'a>) -> BoxFuture<'a, Thought<String>>;
 }
 
 /// A shared mind, as roles hold it.

@@ -1,6 +1,7 @@
 //! The model-backed mind against a model server process with scripted answers: what it sends
 //! (stateless, the full context every time, Soul > Skills > Karma) and how it falls back.
 
+mod converse;
 pub(crate) mod scripted;
 mod town;
 

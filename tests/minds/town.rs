@@ -194,8 +194,8 @@ async fn a_confirmed_execution_runs_with_one_verdict_and_row_per_decision() {
     );
     assert_eq!(
         execution_jobs(&ran),
-        [(soul_karma::JobStatus::Done, true)],
-        "the execution ran as one job, ended well"
+        [(soul_karma::JobStatus::Done, false)],
+        "the execution ran as one job, ended well, left for the day's synthesis"
     );
 }
 

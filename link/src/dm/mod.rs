@@ -19,6 +19,7 @@
 //! - [`requests`]: requests this agent sent, so an answer counts only from the one asked.
 //! - [`split`]: a text too long for one gift wrap goes as numbered parts.
 
+mod outside;
 pub mod replay;
 pub mod requests;
 pub mod split;

@@ -11,6 +11,7 @@
 //! - [`prompt`]: Soul > Skills > Karma, then context, question and schema.
 //! - [`wire`]: the HTTP call (OpenAI-compatible or Ollama) and its retry policy.
 
+mod converse;
 pub mod prompt;
 pub mod wire;
 
@@ -283,6 +284,10 @@ impl Mind for ModelMind {
             self.settle(ask.agent, "proposal", got, start, || ask.default.clone())
                 .await
         })
+    }
+
+    fn converse<'a>(&'a self, ask: &'a crate::ConverseAsk<'a>) -> BoxFuture<'a, Thought<String>> {
+        Box::pin(self.converse_now(ask))
     }
 
     fn distil<'a>(&'a self, ask: &'a DistilAsk<'a>) -> BoxFuture<'a, Option<Thought<Distilled>>> {

@@ -32,6 +32,7 @@ pub async fn run(
     link: Link,
     buddy: Arc<Buddy>,
     owner: nostr::PublicKey,
+    mind: soul_mind::SharedMind,
 ) -> Result<(), HostError> {
     let my = me.keys.public_key();
     let mut notifications = link.client().notifications();
@@ -72,7 +73,9 @@ pub async fn run(
             tracing::info!(buddy = %me.name, note = %event.id, "paused: not answering a mention");
             continue;
         }
-        let text = buddy.answer(&event.content, event.pubkey == owner);
+        let text = buddy
+            .answer(&*mind, &me.name, &event.content, event.pubkey == owner)
+            .await;
         let root = soul_kinds::tags::e_refs(&event)
             .find(|r| r.marker == Some(ROOT))
             .map_or(event.id, |r| r.id);

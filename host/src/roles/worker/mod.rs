@@ -90,6 +90,7 @@ pub fn spawn_role(
             ctx.link.clone(),
             Arc::clone(b),
             owner,
+            Arc::clone(&ctx.options.minds.mind),
         );
         handles.push(tasks.spawn(m));
     }
@@ -464,12 +465,20 @@ impl Worker {
                     return;
                 }
                 let max = self.current.param(self.job.specs(), "max_reply_chars");
+                let mind = &self.ctx.options.minds.mind;
                 let text = (**b)
                     .clone()
                     .with_max_chars(max)
-                    .answer(&m.text, m.sender == owner);
+                    .answer(&**mind, &self.me.name, &m.text, m.sender == owner)
+                    .await;
                 let r = Reply::new(None, "chat", true, text);
-                self.reply(&m, false, &r, false).await;
+                let roster = &self.ctx.options.roster;
+                if m.sender == owner || roster.members.iter().any(|x| x.pubkey == m.sender) {
+                    self.reply(&m, false, &r, false).await;
+                } else {
+                    let text = r.render(false);
+                    crate::roles::buddy::outside::answer(&self.ctx.link, &self.dm, &m, &text).await;
+                }
             }
             Job::Executor(_) if m.sender == owner => {
                 let text = "I am the executor: I take `run SKILL key=value…`, `status`, `pause`, `resume`, `restart` and `adjust_params key=value`.";
