@@ -128,16 +128,14 @@ async fn run_task(answer: &str) -> Ran {
         .iter()
         .filter_map(|e| parse::<Opinion>(e).ok())
         .collect();
-    // The execution's job ends (and a failure is distilled) just after its last event:
-    // wait for that in karma.sqlite before stopping the town.
+    // The execution's job ends (a success done, waiting for the day's synthesis; a failure
+    // distilled) just after its last event: wait for that in karma.sqlite before stopping.
     let karma = soul_karma::Karma::open(&town.dir.join(soul_karma::FILE_NAME)).unwrap();
     let deadline = tokio::time::Instant::now() + PATIENCE;
     while tokio::time::Instant::now() < deadline
-        && !karma
-            .jobs_about(&te.id.to_hex())
-            .unwrap()
-            .iter()
-            .any(|j| j.kind == "execution" && j.distilled)
+        && !karma.jobs_about(&te.id.to_hex()).unwrap().iter().any(|j| {
+            j.kind == "execution" && (j.status == soul_karma::JobStatus::Done || j.distilled)
+        })
     {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
