@@ -102,7 +102,12 @@ pub async fn replay(link: &Link, owner: PublicKey, task_id: EventId) -> anyhow::
         related.push(event);
     }
     let (state, refused) = fold_task(&task, &related, &brains)?;
-    forged.extend(refused.into_iter().map(|r| (r.event_id, r.reason)));
+    forged.extend(refused.into_iter().map(|r| {
+        (
+            r.event_id,
+            format!("{}: {}", r.reason.rule.as_str(), r.reason),
+        )
+    }));
     related.sort_by_key(|e| (e.created_at, e.id));
     for event in &related {
         if forged.iter().any(|(id, _)| *id == event.id) {

@@ -8,6 +8,7 @@
 //! refused with a reason and ignored; a draft that claims `approved` or `rejected` itself is read
 //! as `pending`, because no resident may judge its own draft.
 
+use crate::fold::{Refusal, Rule};
 use nostr::{Event, PublicKey};
 
 use crate::content::{parse, Draft, DraftStatus, Review, ReviewVerdict};
@@ -82,15 +83,24 @@ fn check_review(
     draft: &Event,
     address: &str,
     reviewer: &PublicKey,
-) -> Result<Review, String> {
+) -> Result<Review, Refusal> {
     if event.kind != SoulKind::Review.kind() {
-        return Err(format!("kind {} is not a review", event.kind));
+        return Err(Refusal::new(
+            Rule::Content,
+            format!("kind {} is not a review", event.kind),
+        ));
     }
     if event.pubkey != *reviewer {
-        return Err("not signed by the town's reviewer".into());
+        return Err(Refusal::new(
+            Rule::Author,
+            "not signed by the town's reviewer",
+        ));
     }
     if !e_refs(event).any(|r| r.id == draft.id) {
-        return Err("reviews another version of the draft".into());
+        return Err(Refusal::new(
+            Rule::Reference,
+            "reviews another version of the draft",
+        ));
     }
     let expected = format!(
         "{}:{}:{}",
@@ -103,9 +113,12 @@ fn check_review(
         s.first().is_some_and(|n| n == "a") && s.get(1).is_some_and(|a| *a == expected)
     });
     if !names_address {
-        return Err(format!("its `a` tag does not name {expected}"));
+        return Err(Refusal::new(
+            Rule::Reference,
+            format!("its `a` tag does not name {expected}"),
+        ));
     }
-    parse::<Review>(event).map_err(|e| e.to_string())
+    parse::<Review>(event).map_err(|e| Refusal::new(Rule::Content, e.to_string()))
 }
 
 #[cfg(test)]

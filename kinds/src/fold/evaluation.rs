@@ -28,6 +28,7 @@
 //! come before unreadable ones in the same second. The order decides which duplicate counts, and
 //! it is a total order on the input, so the result does not depend on the order events arrived in.
 
+use crate::fold::{Refusal, Rule};
 use std::collections::{BTreeMap, BTreeSet};
 
 use nostr::{Event, EventId, PublicKey};
@@ -109,32 +110,39 @@ fn check(
     content: Result<Evaluation, Error>,
     brains: &Brains,
     accepted: &[AcceptedEvaluation],
-) -> Result<AcceptedEvaluation, String> {
-    let content = content.map_err(|e| format!("unreadable content: {e}"))?;
+) -> Result<AcceptedEvaluation, Refusal> {
+    let content =
+        content.map_err(|e| Refusal::new(Rule::Content, format!("unreadable content: {e}")))?;
     if let Some(tag) = value_of(event, CYCLE).filter(|t| *t != content.cycle) {
-        return Err(format!(
-            "cycle tag says {tag:?} but content says {:?}",
-            content.cycle
+        return Err(Refusal::new(
+            Rule::Inconsistent,
+            format!(
+                "cycle tag says {tag:?} but content says {:?}",
+                content.cycle
+            ),
         ));
     }
     let by = brains
         .name_of(&event.pubkey)
-        .ok_or("evaluation author is not a brain")?;
+        .ok_or_else(|| Refusal::new(Rule::Author, "evaluation author is not a brain"))?;
     let target = target(event, brains)?;
     if by == target {
-        return Err(format!("{by} evaluates itself"));
+        return Err(Refusal::new(Rule::Author, format!("{by} evaluates itself")));
     }
     if accepted.iter().any(|(b, t, _, _)| (*b, *t) == (by, target)) {
-        return Err(format!(
-            "second evaluation of {target} by {by} in cycle {:?}",
-            content.cycle
+        return Err(Refusal::new(
+            Rule::Duplicate,
+            format!(
+                "second evaluation of {target} by {by} in cycle {:?}",
+                content.cycle
+            ),
         ));
     }
     Ok((by, target, event.id, content))
 }
 
 /// The brain the single distinct `p` tag names.
-fn target(event: &Event, brains: &Brains) -> Result<BrainName, String> {
+fn target(event: &Event, brains: &Brains) -> Result<BrainName, Refusal> {
     let named: BTreeSet<&str> = event
         .tags
         .iter()
@@ -145,14 +153,20 @@ fn target(event: &Event, brains: &Brains) -> Result<BrainName, String> {
         .collect();
     let mut named = named.into_iter();
     match (named.next(), named.len()) {
-        (None, _) => Err("has no `p` tag naming its target".to_owned()),
+        (None, _) => Err(Refusal::new(
+            Rule::Reference,
+            "has no `p` tag naming its target",
+        )),
         (Some(one), 0) => PublicKey::from_hex(one)
             .ok()
             .and_then(|key| brains.name_of(&key))
-            .ok_or_else(|| format!("target {one:?} is not a brain")),
-        (Some(_), more) => Err(format!(
-            "names {} targets in `p` tags; an evaluation has exactly one",
-            more + 1
+            .ok_or_else(|| Refusal::new(Rule::Author, format!("target {one:?} is not a brain"))),
+        (Some(_), more) => Err(Refusal::new(
+            Rule::Reference,
+            format!(
+                "names {} targets in `p` tags; an evaluation has exactly one",
+                more + 1
+            ),
         )),
     }
 }

@@ -16,11 +16,13 @@
 mod draft;
 mod evaluation;
 mod params;
+mod refusal;
 mod restart;
 mod task;
 
 pub use draft::{fold_draft, DraftState};
 pub use evaluation::{fold_cycle, params_change_allowed, AcceptedEvaluation, Retune};
 pub use params::fold_params;
+pub use refusal::{Refusal, Rule};
 pub use restart::{fold_restart, review_request, RestartRequest, RestartRules, RestartState};
 pub use task::{decide, fold_task, Rejected, TaskState, TaskStatus};

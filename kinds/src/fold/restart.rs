@@ -28,6 +28,7 @@
 //! Order: `(created_at, stage, id)` with gorilla's steps before panda's in the same second, so the
 //! input order never changes the result.
 
+use crate::fold::{Refusal, Rule};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -117,33 +118,41 @@ pub fn review_request(
     requester: BrainName,
     task_approved: bool,
     allowlist: &[String],
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     let service = request.service.as_str();
     if requester != BrainName::Triceratops {
-        return Err(format!(
-            "restart requests come from triceratops, not {requester}"
+        return Err(Refusal::new(
+            Rule::Author,
+            format!("restart requests come from triceratops, not {requester}"),
         ));
     }
     let names = |brain: BrainName| {
         service == brain.as_str() || service.strip_prefix("brain-") == Some(brain.as_str())
     };
     if names(BrainName::Panda) {
-        return Err(format!(
+        return Err(Refusal::new(
+            Rule::Forbidden,
+            format!(
             "service {service:?} would restart the brain that performs it: nobody restarts itself"
+        ),
         ));
     }
     if names(BrainName::Gorilla) {
-        return Err(format!(
+        return Err(Refusal::new(
+            Rule::Forbidden,
+            format!(
             "service {service:?} would restart the brain that approves it: nobody restarts itself"
+        ),
         ));
     }
     if !allowlist.iter().any(|s| s == service) {
-        return Err(format!(
-            "service {service:?} is not in the restart allowlist"
+        return Err(Refusal::new(
+            Rule::Forbidden,
+            format!("service {service:?} is not in the restart allowlist"),
         ));
     }
     if !task_approved {
-        return Err("task has no approved decision".to_owned());
+        return Err(Refusal::new(Rule::Order, "task has no approved decision"));
     }
     Ok(())
 }
@@ -236,69 +245,99 @@ impl RestartRequest {
         step: Result<RestartStep, Error>,
         brains: &Brains,
         rules: &RestartRules,
-    ) -> Result<(), String> {
-        let step = step.map_err(|e| format!("unreadable content: {e}"))?;
+    ) -> Result<(), Refusal> {
+        let step =
+            step.map_err(|e| Refusal::new(Rule::Content, format!("unreadable content: {e}")))?;
         if !e_refs(event).any(|r| r.id == self.request) {
-            return Err("names no request with an `e` tag".to_owned());
+            return Err(Refusal::new(
+                Rule::Reference,
+                "names no request with an `e` tag",
+            ));
         }
         if task_ref(event) != Some(self.task) {
-            return Err(format!(
-                "does not reference the request's task {} as its root",
-                self.task
+            return Err(Refusal::new(
+                Rule::Reference,
+                format!(
+                    "does not reference the request's task {} as its root",
+                    self.task
+                ),
             ));
         }
         let author = brains
             .name_of(&event.pubkey)
-            .ok_or("restart step author is not a brain")?;
+            .ok_or_else(|| Refusal::new(Rule::Author, "restart step author is not a brain"))?;
         if self.state.is_final() {
-            return Err(format!("step after the restart was {}", self.state));
+            return Err(Refusal::new(
+                Rule::Order,
+                format!("step after the restart was {}", self.state),
+            ));
         }
         if step.service != self.service {
-            return Err(format!(
-                "step is about service {:?}, the request about {:?}",
-                step.service, self.service
+            return Err(Refusal::new(
+                Rule::Reference,
+                format!(
+                    "step is about service {:?}, the request about {:?}",
+                    step.service, self.service
+                ),
             ));
         }
         let status = step.status.as_str();
         let next = match (author, step.status) {
             (BrainName::Triceratops, _) => {
-                return Err("triceratops only requests; gorilla and panda answer".to_owned())
+                return Err(Refusal::new(
+                    Rule::Author,
+                    "triceratops only requests; gorilla and panda answer",
+                ))
             }
             (BrainName::Gorilla, RestartStatus::Approved | RestartStatus::Failed)
                 if self.state != RestartState::Requested =>
             {
                 let state = &self.state;
-                return Err(format!(
-                    "gorilla answers only a pending request, the restart is {state}"
+                return Err(Refusal::new(
+                    Rule::Order,
+                    format!("gorilla answers only a pending request, the restart is {state}"),
                 ));
             }
             (BrainName::Gorilla, RestartStatus::Approved) => {
                 let approved = (rules.approved_tasks)(&self.task);
                 review_request(&step, BrainName::Triceratops, approved, rules.allowlist).map_err(
-                    |why| format!("approval fails the review of task {}: {why}", self.task),
+                    |why| Refusal {
+                        rule: why.rule,
+                        detail: format!("approval fails the review of task {}: {why}", self.task),
+                    },
                 )?;
                 RestartState::Approved
             }
             (BrainName::Gorilla, RestartStatus::Failed) if step.reason.trim().is_empty() => {
-                return Err("gorilla's refusal gives no reason".to_owned())
+                return Err(Refusal::new(
+                    Rule::Inconsistent,
+                    "gorilla's refusal gives no reason",
+                ))
             }
             (BrainName::Gorilla, RestartStatus::Failed) => {
                 RestartState::Refused(step.reason.clone())
             }
             (BrainName::Gorilla, _) => {
-                return Err(format!(
-                    "gorilla's step is approved or failed (a refusal), not {status}"
+                return Err(Refusal::new(
+                    Rule::Order,
+                    format!("gorilla's step is approved or failed (a refusal), not {status}"),
                 ))
             }
             (BrainName::Panda, RestartStatus::Completed | RestartStatus::Failed)
                 if self.state != RestartState::Approved =>
             {
-                return Err(format!("panda's {status} before gorilla's approval"))
+                return Err(Refusal::new(
+                    Rule::Order,
+                    format!("panda's {status} before gorilla's approval"),
+                ))
             }
             (BrainName::Panda, RestartStatus::Completed) => RestartState::Completed,
             (BrainName::Panda, RestartStatus::Failed) => RestartState::Failed,
             (BrainName::Panda, _) => {
-                return Err(format!("panda's step is completed or failed, not {status}"))
+                return Err(Refusal::new(
+                    Rule::Order,
+                    format!("panda's step is completed or failed, not {status}"),
+                ))
             }
         };
         self.steps.push((event.id, author, step));

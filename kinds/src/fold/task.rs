@@ -16,6 +16,7 @@
 //! [`Rejected`] entry: they are not wrong, just not this fold's business. Who may publish the task
 //! itself (the owner, or a brain relaying for them) is the relay policy's check, not this fold's.
 
+use crate::fold::{Refusal, Rule};
 use std::collections::{BTreeMap, BTreeSet};
 
 use nostr::{Event, EventId};
@@ -92,10 +93,16 @@ pub fn fold_task(
     let mut rejected = Vec::new();
     for (event, step) in steps {
         let outcome = if task_ref(event) != Some(task.id) {
-            Err("does not reference this task as its root".to_owned())
+            Err(Refusal::new(
+                Rule::Reference,
+                "does not reference this task as its root",
+            ))
         } else {
             match step {
-                Err(e) => Err(format!("unreadable content: {e}")),
+                Err(e) => Err(Refusal::new(
+                    Rule::Content,
+                    format!("unreadable content: {e}"),
+                )),
                 Ok(step) => state.apply(event, step, brains),
             }
         };
@@ -110,7 +117,7 @@ pub fn fold_task(
 }
 
 impl TaskState {
-    fn apply(&mut self, event: &Event, step: Step, brains: &Brains) -> Result<(), String> {
+    fn apply(&mut self, event: &Event, step: Step, brains: &Brains) -> Result<(), Refusal> {
         let author = brains.name_of(&event.pubkey);
         match step {
             Step::Opinion(o) => self.opinion(event, author, o),
@@ -120,67 +127,112 @@ impl TaskState {
         }
     }
 
-    fn opinion(&mut self, ev: &Event, author: Option<BrainName>, o: Opinion) -> Result<(), String> {
-        let brain = author.ok_or("opinion author is not a brain")?;
+    fn opinion(
+        &mut self,
+        ev: &Event,
+        author: Option<BrainName>,
+        o: Opinion,
+    ) -> Result<(), Refusal> {
+        let brain =
+            author.ok_or_else(|| Refusal::new(Rule::Author, "opinion author is not a brain"))?;
         let round = o.round;
         if let Some(tagged) = round_of(ev).filter(|&r| r != round) {
-            return Err(format!("round tag says {tagged} but content says {round}"));
+            return Err(Refusal::new(
+                Rule::Inconsistent,
+                format!("round tag says {tagged} but content says {round}"),
+            ));
         }
         if self.decision.is_some() {
-            return Err("opinion after the decision".to_owned());
+            return Err(Refusal::new(Rule::Order, "opinion after the decision"));
         }
         if self.has_voted(brain, round) {
-            return Err(format!("second opinion by {brain} in round {round}"));
+            return Err(Refusal::new(
+                Rule::Duplicate,
+                format!("second opinion by {brain} in round {round}"),
+            ));
         }
         if round > 1 && self.rounds.get(&(round - 1)).is_none_or(BTreeMap::is_empty) {
             let prev = round - 1;
-            return Err(format!("round {round} opinion while round {prev} has none"));
+            return Err(Refusal::new(
+                Rule::Order,
+                format!("round {round} opinion while round {prev} has none"),
+            ));
         }
         let votes = self.rounds.entry(round).or_default();
         votes.insert(brain, (ev.id, o));
         Ok(())
     }
 
-    fn decide(&mut self, ev: &Event, author: Option<BrainName>, d: Decision) -> Result<(), String> {
+    fn decide(
+        &mut self,
+        ev: &Event,
+        author: Option<BrainName>,
+        d: Decision,
+    ) -> Result<(), Refusal> {
         match (author, d.mediated) {
             (Some(BrainName::Gorilla), _) | (Some(BrainName::Triceratops), true) => {}
-            _ => return Err("decision author must be gorilla (or triceratops mediating)".into()),
+            _ => {
+                return Err(Refusal::new(
+                    Rule::Author,
+                    "decision author must be gorilla (or triceratops mediating)",
+                ))
+            }
         }
         if self.decision.is_some() {
-            return Err("second decision".to_owned());
+            return Err(Refusal::new(Rule::Duplicate, "second decision"));
         }
         if d.mediated && d.round != 3 {
-            return Err(format!("mediated decision in round {}, not 3", d.round));
+            return Err(Refusal::new(
+                Rule::Inconsistent,
+                format!("mediated decision in round {}, not 3", d.round),
+            ));
         }
         let cited = refs_besides(ev, self.task_id);
         if cited.is_empty() {
-            return Err("decision counts no opinions".to_owned());
+            return Err(Refusal::new(
+                Rule::Inconsistent,
+                "decision counts no opinions",
+            ));
         }
         let accepted = self.rounds.get(&d.round);
         let mut counted = Vec::with_capacity(cited.len());
         let mut unique = BTreeSet::new();
         for id in cited {
             if !unique.insert(id) {
-                return Err(format!("decision counts opinion {id} twice"));
+                return Err(Refusal::new(
+                    Rule::Duplicate,
+                    format!("decision counts opinion {id} twice"),
+                ));
             }
             let opinion = accepted
                 .and_then(|votes| votes.values().find(|(oid, _)| *oid == id))
-                .ok_or_else(|| format!("{id} is not an accepted opinion of round {}", d.round))?;
+                .ok_or_else(|| {
+                    Refusal::new(
+                        Rule::Reference,
+                        format!("{id} is not an accepted opinion of round {}", d.round),
+                    )
+                })?;
             counted.push(&opinion.1);
         }
         let tally = count(counted.into_iter());
         if tally != d.tally {
-            return Err(format!(
-                "claimed tally {}/{} but the counted opinions give {}/{} (yes/reject)",
-                d.tally.yes, d.tally.reject, tally.yes, tally.reject
+            return Err(Refusal::new(
+                Rule::Inconsistent,
+                format!(
+                    "claimed tally {}/{} but the counted opinions give {}/{} (yes/reject)",
+                    d.tally.yes, d.tally.reject, tally.yes, tally.reject
+                ),
             ));
         }
         if !d.mediated && decide(tally) != Some(d.outcome) {
-            return Err(format!(
-                "outcome {} does not follow from {} yes / {} reject without mediation",
-                d.outcome.as_str(),
-                tally.yes,
-                tally.reject
+            return Err(Refusal::new(
+                Rule::Inconsistent,
+                format!(
+                    "outcome {} does not follow from {} yes / {} reject without mediation",
+                    d.outcome.as_str(),
+                    tally.yes,
+                    tally.reject
+                ),
             ));
         }
         self.status = match d.outcome {
@@ -192,22 +244,32 @@ impl TaskState {
     }
 
     /// The accepted decision, if it approved; `what` names the event for the reason.
-    fn approved_decision(&self, what: &str) -> Result<EventId, String> {
+    fn approved_decision(&self, what: &str) -> Result<EventId, Refusal> {
         match &self.decision {
-            None => Err(format!("{what} before a decision")),
-            Some((_, d)) if d.outcome == Outcome::Rejected => {
-                Err(format!("{what} of a rejected decision"))
-            }
+            None => Err(Refusal::new(
+                Rule::Order,
+                format!("{what} before a decision"),
+            )),
+            Some((_, d)) if d.outcome == Outcome::Rejected => Err(Refusal::new(
+                Rule::Order,
+                format!("{what} of a rejected decision"),
+            )),
             Some((id, _)) => Ok(*id),
         }
     }
 
     /// The first `e` besides the task must be the accepted decision.
-    fn check_decision_ref(&self, ev: &Event, decision: EventId) -> Result<(), String> {
+    fn check_decision_ref(&self, ev: &Event, decision: EventId) -> Result<(), Refusal> {
         match refs_besides(ev, self.task_id).first() {
             Some(id) if *id == decision => Ok(()),
-            Some(id) => Err(format!("references decision {id}, not {decision}")),
-            None => Err("has no `e` tag for the decision".to_owned()),
+            Some(id) => Err(Refusal::new(
+                Rule::Reference,
+                format!("references decision {id}, not {decision}"),
+            )),
+            None => Err(Refusal::new(
+                Rule::Reference,
+                "has no `e` tag for the decision",
+            )),
         }
     }
 
@@ -216,13 +278,16 @@ impl TaskState {
         ev: &Event,
         author: Option<BrainName>,
         a: Announcement,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         if author != Some(BrainName::Triceratops) {
-            return Err("announcement author must be triceratops".to_owned());
+            return Err(Refusal::new(
+                Rule::Author,
+                "announcement author must be triceratops",
+            ));
         }
         let decision = self.approved_decision("announcement")?;
         if self.announcement.is_some() {
-            return Err("second announcement".to_owned());
+            return Err(Refusal::new(Rule::Duplicate, "second announcement"));
         }
         self.check_decision_ref(ev, decision)?;
         self.announcement = Some((ev.id, a));
@@ -237,27 +302,41 @@ impl TaskState {
         ev: &Event,
         author: Option<BrainName>,
         x: Execution,
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         if author != Some(BrainName::Triceratops) {
-            return Err("execution author must be triceratops".to_owned());
+            return Err(Refusal::new(
+                Rule::Author,
+                "execution author must be triceratops",
+            ));
         }
         let decision = self.approved_decision("execution")?;
         if self.announcement.is_none() {
-            return Err("execution before the announcement".to_owned());
+            return Err(Refusal::new(
+                Rule::Order,
+                "execution before the announcement",
+            ));
         }
         self.check_decision_ref(ev, decision)?;
         let next = match (self.status, x.status) {
-            (s, _) if s.is_final() => return Err(format!("execution after the task {s}")),
+            (s, _) if s.is_final() => {
+                return Err(Refusal::new(
+                    Rule::Order,
+                    format!("execution after the task {s}"),
+                ))
+            }
             (TaskStatus::Announced, ExecStatus::Executing) => TaskStatus::Executing,
             (TaskStatus::Executing, ExecStatus::Completed) => TaskStatus::Completed,
             (TaskStatus::Executing, ExecStatus::Failed) => TaskStatus::Failed,
             (s, ExecStatus::Executing) => {
-                return Err(format!("executing only follows announced, status is {s}"))
+                return Err(Refusal::new(
+                    Rule::Order,
+                    format!("executing only follows announced, status is {s}"),
+                ))
             }
             (s, done) => {
-                return Err(format!(
-                    "{} only follows executing, status is {s}",
-                    done.as_str()
+                return Err(Refusal::new(
+                    Rule::Order,
+                    format!("{} only follows executing, status is {s}", done.as_str()),
                 ))
             }
         };

@@ -62,7 +62,7 @@ impl Debates {
         let related = self.related.get(id).map(Vec::as_slice).unwrap_or(&[]);
         let (state, refused) = fold_task(task, related, brains).ok()?;
         for r in refused {
-            tracing::debug!(task = %id, event = %r.event_id, "fold refused: {}", r.reason);
+            tracing::debug!(task = %id, event = %r.event_id, rule = r.reason.rule.as_str(), "fold refused: {}", r.reason);
         }
         if state.status.is_final() {
             self.finished.insert(*id);

@@ -136,7 +136,7 @@ pub(super) async fn answer(
                     RestartStatus::Approved,
                     "allowlisted, and its task has an approved decision".into(),
                 ),
-                Err(why) => reply(RestartStatus::Failed, why),
+                Err(why) => reply(RestartStatus::Failed, why.to_string()),
             }),
             (BrainName::Panda, RestartState::Approved) => Some(match review {
                 Err(why) => reply(RestartStatus::Failed, format!("re-check failed: {why}")),

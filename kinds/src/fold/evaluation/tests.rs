@@ -104,7 +104,7 @@ fn check(
     assert_eq!(pairs, accepted, "rejected: {rejected:#?}");
     let targets: Vec<_> = retunes.iter().map(|r| r.target).collect();
     assert_eq!(targets, retuned);
-    let got: Vec<&str> = rejected.iter().map(|r| r.reason.as_str()).collect();
+    let got: Vec<&str> = rejected.iter().map(|r| r.reason.detail.as_str()).collect();
     assert_eq!(got.len(), reasons.len(), "rejected: {got:#?}");
     for (got, want) in got.iter().zip(reasons) {
         assert!(got.contains(want), "reason {got:?} lacks {want:?}");

@@ -124,7 +124,7 @@ fn check(
     let again = town.fold(req, &other).unwrap();
     assert_eq!((&folded, &rejected), (&again.0, &again.1), "rotated");
     assert_eq!(folded.state, state, "rejected: {rejected:#?}");
-    let got: Vec<&str> = rejected.iter().map(|r| r.reason.as_str()).collect();
+    let got: Vec<&str> = rejected.iter().map(|r| r.reason.detail.as_str()).collect();
     assert_eq!(got.len(), reasons.len(), "rejected: {got:#?}");
     for (got, want) in got.iter().zip(reasons) {
         assert!(got.contains(want), "reason {got:?} lacks {want:?}");
@@ -154,7 +154,18 @@ fn review_request_reasons() {
             reason: String::new(),
         };
         let got = review_request(&step, *requester, *approved, &allow);
-        assert_eq!(got, want.map_err(str::to_owned), "{service} by {requester}");
+        assert_eq!(
+            got.as_ref().map(|_| ()).map_err(|r| r.detail.as_str()),
+            *want,
+            "{service} by {requester}"
+        );
+        // The rule is typed: a reader can tell a forbidden service from a wrong author.
+        let rule = got.err().map(|r| r.rule);
+        match *service {
+            "x" | "panda" | "gorilla" => assert_eq!(rule, Some(crate::fold::Rule::Forbidden)),
+            _ if *requester == P => assert_eq!(rule, Some(crate::fold::Rule::Author)),
+            _ => {}
+        }
     }
     assert!(S::Refused("no".into()).is_final() && !S::Approved.is_final());
     assert_eq!(S::Refused("no".into()).to_string(), "refused");

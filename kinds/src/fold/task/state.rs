@@ -1,5 +1,6 @@
 //! The task fold's result: status, state and refusals, and the 2-of-3 rule.
 
+use crate::fold::Refusal;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -74,8 +75,8 @@ impl fmt::Display for TaskStatus {
 pub struct Rejected {
     /// The refused event.
     pub event_id: EventId,
-    /// A sentence saying which rule it broke.
-    pub reason: String,
+    /// Which rule it broke, and the particulars.
+    pub reason: Refusal,
 }
 
 /// A task's state, as the accepted events say.

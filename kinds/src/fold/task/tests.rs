@@ -161,7 +161,7 @@ pub(super) fn check(
         "order changed the result"
     );
     assert_eq!(state.status, status, "rejected: {rejected:#?}");
-    let got: Vec<&str> = rejected.iter().map(|r| r.reason.as_str()).collect();
+    let got: Vec<&str> = rejected.iter().map(|r| r.reason.detail.as_str()).collect();
     assert_eq!(got.len(), reasons.len(), "rejected: {got:#?}");
     for (got, want) in got.iter().zip(reasons) {
         assert!(got.contains(want), "reason {got:?} lacks {want:?}");
