@@ -196,11 +196,12 @@ pub struct MindOutput {
 }
 
 /// Why an answer was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
-    /// Not JSON of the schema's shape (syntax, an unknown or ill-typed field).
+    /// Not JSON of the schema's shape (syntax, an unknown or ill-typed field); serde_json's
+    /// error names the field and the position.
     #[error("not the output schema: {0}")]
-    Json(String),
+    Json(#[from] serde_json::Error),
     /// A field breaks a rule.
     #[error("field \"{field}\": {reason}")]
     Field {
@@ -293,8 +294,7 @@ fn unit(v: f64, name: &'static str) -> Result<f64, SchemaError> {
 
 /// Parses a model's answer; `want` names the extra object it must carry (and the only one).
 pub fn parse_output(text: &str, want: Want) -> Result<MindOutput, SchemaError> {
-    let raw: Raw =
-        serde_json::from_str(text.trim()).map_err(|e| SchemaError::Json(e.to_string()))?;
+    let raw: Raw = serde_json::from_str(text.trim())?;
     let confidence = unit(raw.confidence.overall, "confidence.overall")?;
     if let Some(c) = raw.confidence.intent {
         unit(c, "confidence.intent")?;

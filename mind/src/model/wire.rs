@@ -9,6 +9,7 @@
 //! default); a 429 waits for `Retry-After` (60 s when absent, capped) up to three times; every
 //! other failure is final at once. The caller falls back to the built-in mind.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -45,8 +46,9 @@ impl Api {
     }
 }
 
-/// Why a call gave no usable text.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a call gave no usable text. Recorded as the reason the built-in mind stood in; never
+/// returned to a role. Sources are shared (`Arc`) so the retry loop can keep the last one.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum CallError {
     /// No answer within the time-out.
     #[error("no answer within {0:?}")]
@@ -54,18 +56,40 @@ pub enum CallError {
     /// 429.
     #[error("rate limited (429)")]
     RateLimited(Option<Duration>),
-    /// Could not connect, or the connection broke.
-    #[error("cannot reach the model server: {0}")]
-    Connect(String),
+    /// Could not connect, or the request could not be sent.
+    #[error("cannot reach the model server at {url}: {source}")]
+    Connect {
+        /// The endpoint.
+        url: String,
+        /// What the HTTP client said.
+        source: Arc<reqwest::Error>,
+    },
     /// Another HTTP status.
-    #[error("HTTP {0}: {1}")]
-    Status(u16, String),
-    /// The answer was cut (length limit, stream ended early).
+    #[error("HTTP {status}: {body}")]
+    Status {
+        /// The status code.
+        status: u16,
+        /// The start of the body the server sent with it.
+        body: String,
+    },
+    /// The body broke off before it was whole.
+    #[error("the answer broke off: {0}")]
+    BrokeOff(Arc<reqwest::Error>),
+    /// The server says it stopped before the end (a length limit): `finish_reason` or Ollama's
+    /// `done`/`done_reason`, as it gave them.
     #[error("the answer was cut: {0}")]
     Cut(String),
-    /// The envelope was not the protocol's.
-    #[error("not a {0:?} answer: {1}")]
-    Protocol(Api, String),
+    /// The envelope was not the protocol's JSON.
+    #[error("not a {api:?} answer: {source}")]
+    Protocol {
+        /// The protocol expected.
+        api: Api,
+        /// What the parser said.
+        source: Arc<serde_json::Error>,
+    },
+    /// The envelope parsed but held no answer.
+    #[error("a {0:?} answer with no choices")]
+    Empty(Api),
 }
 
 /// The model's text and the tokens it cost.
@@ -132,13 +156,17 @@ pub async fn call_once(
             "options": {"temperature": 0},
         }),
     };
+    let url = api.endpoint(base);
     let send = async {
         let resp = http
-            .post(api.endpoint(base))
+            .post(&url)
             .json(&body)
             .send()
             .await
-            .map_err(|e| CallError::Connect(e.to_string()))?;
+            .map_err(|e| CallError::Connect {
+                url: url.clone(),
+                source: Arc::new(e),
+            })?;
         let status = resp.status();
         if status.as_u16() == 429 {
             let after = resp
@@ -152,10 +180,12 @@ pub async fn call_once(
         let text = resp
             .text()
             .await
-            .map_err(|e| CallError::Cut(format!("the body broke off: {e}")))?;
+            .map_err(|e| CallError::BrokeOff(Arc::new(e)))?;
         if !status.is_success() {
-            let snippet: String = text.chars().take(200).collect();
-            return Err(CallError::Status(status.as_u16(), snippet));
+            return Err(CallError::Status {
+                status: status.as_u16(),
+                body: text.chars().take(200).collect(),
+            });
         }
         Ok(text)
     };
@@ -164,13 +194,11 @@ pub async fn call_once(
         .map_err(|_| CallError::Timeout(timeout))??;
     match api {
         Api::OpenAi => {
-            let r: OpenAiReply =
-                serde_json::from_str(&raw).map_err(|e| CallError::Protocol(api, e.to_string()))?;
-            let choice = r
-                .choices
-                .into_iter()
-                .next()
-                .ok_or_else(|| CallError::Protocol(api, "no choices".into()))?;
+            let r: OpenAiReply = serde_json::from_str(&raw).map_err(|e| CallError::Protocol {
+                api,
+                source: Arc::new(e),
+            })?;
+            let choice = r.choices.into_iter().next().ok_or(CallError::Empty(api))?;
             match choice.finish_reason.as_deref() {
                 Some("stop") | None => {}
                 Some(other) => return Err(CallError::Cut(format!("finish_reason {other}"))),
@@ -181,8 +209,10 @@ pub async fn call_once(
             })
         }
         Api::Ollama => {
-            let r: OllamaReply =
-                serde_json::from_str(&raw).map_err(|e| CallError::Protocol(api, e.to_string()))?;
+            let r: OllamaReply = serde_json::from_str(&raw).map_err(|e| CallError::Protocol {
+                api,
+                source: Arc::new(e),
+            })?;
             if !r.done || r.done_reason.as_deref().is_some_and(|d| d != "stop") {
                 return Err(CallError::Cut(format!(
                     "done {} done_reason {:?}",
