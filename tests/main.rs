@@ -4,6 +4,7 @@
 
 mod brains;
 mod dashboard;
+mod deeds;
 mod fanout;
 mod federation;
 mod foundation;

@@ -47,7 +47,7 @@ async fn replay_verifies_a_debate_and_names_a_forged_opinion_on_a_foreign_relay(
         "{text}"
     );
     assert!(
-        text.contains("ANNOUNCEMENT") && text.contains("completed"),
+        text.contains("ANNOUNCEMENT") && text.contains("needs_owner"),
         "{text}"
     );
     assert!(!text.contains("REFUSED"), "{text}");

@@ -107,8 +107,8 @@ pub(super) async fn run(dir: &Path, args: TaskArgs) -> anyhow::Result<ExitCode> 
                         println!("final status: {}", state.status);
                         return Ok(ExitCode::SUCCESS);
                     }
-                    TaskStatus::Failed => {
-                        println!("final status: failed");
+                    TaskStatus::Failed | TaskStatus::NeedsOwner => {
+                        println!("final status: {}", state.status);
                         return Ok(ExitCode::FAILURE);
                     }
                     _ => {}

@@ -7,7 +7,7 @@ use super::{base, check_text, one_line, FieldError, SoulContent, MAX_TEXT};
 use crate::kind::SoulKind;
 use crate::tags::{e_marked, REPLY, ROOT};
 
-/// Where an execution stands: executing, then completed or failed.
+/// Where an execution stands: executing, then completed, failed, or needs_owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExecStatus {
@@ -17,6 +17,9 @@ pub enum ExecStatus {
     Completed,
     /// Gave up; final.
     Failed,
+    /// Nothing the town has can carry the decision out: the result names what the owner would
+    /// have to add (a skill, a permission) or do. Final (DESIGN §12).
+    NeedsOwner,
 }
 
 impl ExecStatus {
@@ -26,6 +29,7 @@ impl ExecStatus {
             ExecStatus::Executing => "executing",
             ExecStatus::Completed => "completed",
             ExecStatus::Failed => "failed",
+            ExecStatus::NeedsOwner => "needs_owner",
         }
     }
 }

@@ -326,6 +326,7 @@ impl TaskState {
             }
             (TaskStatus::Announced, ExecStatus::Executing) => TaskStatus::Executing,
             (TaskStatus::Executing, ExecStatus::Completed) => TaskStatus::Completed,
+            (TaskStatus::Executing, ExecStatus::NeedsOwner) => TaskStatus::NeedsOwner,
             (TaskStatus::Executing, ExecStatus::Failed) => TaskStatus::Failed,
             (s, ExecStatus::Executing) => {
                 return Err(Refusal::new(

@@ -124,6 +124,10 @@ pub fn evaluate(
 fn credit(r: &TaskRecord, ev: &Params) -> Option<f64> {
     let c = match (r.status, r.vote.is_yes()) {
         (TaskStatus::Completed, true) | (TaskStatus::Failed, false) => 1.0,
+        // Approved but nothing could carry it out: a yes bought nothing, a no lost nothing.
+        (TaskStatus::NeedsOwner, yes) => {
+            0.5 + 0.2 * (ev.thoroughness - 0.5) * if yes { -1.0 } else { 1.0 }
+        }
         (TaskStatus::Completed, false) => 0.5 - 0.5 * ev.innovation_weight,
         (TaskStatus::Failed, true) => 0.5 - 0.5 * ev.safety_weight,
         // A rejected task never ran, so nobody knows; a cautious evaluator credits the no.

@@ -312,16 +312,20 @@ async fn finish(
             Progress::Done(e) => e,
             Progress::Waiting => return Ok(()),
             Progress::NotMine => {
-                // No worker takes this kind of task: the decided plan is recorded as the result.
+                // Nothing the town has can carry it out: say so, and what would be needed,
+                // rather than call a plan "completed" (DESIGN §12).
                 let counted: Vec<(BrainName, Opinion)> = opinions_of(state, d.round);
+                let plan = mind::execution_plan(&state.task, &counted, language);
+                let skills = ctx.setup.executor.skill_names().join(", ");
                 Execution {
-                    status: ExecStatus::Completed,
-                    result: mind::execution_plan(&state.task, &counted, language),
+                    status: ExecStatus::NeedsOwner,
+                    result: needs_owner(language, &skills, &plan),
                 }
             }
         },
     };
     let failed = done.status == ExecStatus::Failed;
+    let needs_owner = done.status == ExecStatus::NeedsOwner;
     ctx.publish(debates, execution(state.task_id, *decision_id, &done))
         .await?;
     // Karma (seed 002): a failed execution leaves a lesson. Its job was started by this
@@ -329,7 +333,7 @@ async fn finish(
     let log = format!(
         "\"{}\" {}: {}",
         state.task.title,
-        if failed { "failed" } else { "completed" },
+        done.status.as_str(),
         done.result
     );
     let (keys, name, minds) = (
@@ -359,6 +363,13 @@ async fn finish(
         (None, false) => {}
     }
     let msg = match (language, failed) {
+        _ if needs_owner => match language {
+            Language::Ja => format!(
+                "「{}」は、この町の手段では実行できません。{}",
+                state.task.title, done.result
+            ),
+            Language::En => format!("\"{}\" needs you: {}", state.task.title, done.result),
+        },
         (Language::Ja, false) => format!("「{}」の実行を完了しました。", state.task.title),
         (Language::Ja, true) => format!(
             "「{}」の実行に失敗しました: {}",
@@ -368,6 +379,19 @@ async fn finish(
         (Language::En, true) => format!("\"{}\" failed: {}", state.task.title, done.result),
     };
     note(ctx, debates, state.task_id, &msg).await
+}
+
+/// What the owner is told when no skill or worker command can carry a decision out.
+fn needs_owner(language: Language, skills: &str, plan: &str) -> String {
+    let text = match language {
+        Language::Ja => format!(
+            "この町のスキル（{skills}）にも作業者のコマンドにも、これを実行できるものがありません。実行するには、それを行うスキルを skills/ に加えるか、オーナーご自身で行ってください。決まった計画: {plan}"
+        ),
+        Language::En => format!(
+            "no skill of this town ({skills}) and no worker command can carry this out. To have it done, add a skill that does it to skills/, or do it yourself. The decided plan: {plan}"
+        ),
+    };
+    text.chars().take(1900).collect()
 }
 
 /// Where the executor's run for this task stands (see [`crate::roles::executor::dispatch`]).

@@ -80,8 +80,10 @@ impl Dispatch {
         }
     }
 
-    /// The run `task` asks for: a skill of the town's `skills/` and an executor of the roster,
-    /// both named in its title or description.
+    /// The run `task` asks for: a skill of the town's `skills/` named in its title or
+    /// description or asked for by one of the skill's `intents`, with the values the text gives
+    /// (see [`super::intent`]), on the executor it names or the town's only one. `None` when no
+    /// skill fits or a required value is missing.
     pub fn plan(&self, task: &Task) -> Option<Job> {
         let text = format!("{} {}", task.title, task.description);
         let skills = skill::load_all(&self.town.join(SKILLS_DIR)).ok()?;
@@ -94,29 +96,53 @@ impl Dispatch {
             })
             .filter(|w| !w.is_empty())
             .collect();
-        let skill = words.iter().find(|w| skills.contains_key(**w))?.to_string();
-        let member = self.roster.members.iter().find(|m| {
-            m.role == Role::Executor
-                && names(
+        let skill = super::intent::skill_for(&text, &words, &skills)?;
+        let executors: Vec<_> = self
+            .roster
+            .members
+            .iter()
+            .filter(|m| m.role == Role::Executor)
+            .collect();
+        // The executor the task names, or the town's only one.
+        let member = executors
+            .iter()
+            .find(|m| {
+                names(
                     &text,
                     &Worker {
                         name: &m.name,
                         pubkey: m.pubkey,
                     },
                 )
-        })?;
-        let args = words
+            })
+            .or(match executors.as_slice() {
+                [only] => Some(only),
+                _ => None,
+            })?;
+        let mut args: BTreeMap<String, String> = words
             .iter()
             .filter_map(|w| w.split_once('='))
             .filter(|(k, _)| !k.is_empty())
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
+        super::intent::fill(skill, &words, &mut args);
+        if !super::intent::missing(skill, &args).is_empty() {
+            return None;
+        }
+        let skill = skill.name.clone();
         Some(Job {
             executor: member.pubkey,
             executor_name: member.name.clone(),
             skill,
             args,
         })
+    }
+
+    /// The names of the town's skills (for telling the owner what exists).
+    pub fn skill_names(&self) -> Vec<String> {
+        skill::load_all(&self.town.join(SKILLS_DIR))
+            .map(|s| s.into_keys().collect())
+            .unwrap_or_default()
     }
 
     /// Sends `job` to its executor on the authority of `decision`.

@@ -11,6 +11,7 @@
 //! - [`dispatch`]: triceratops's side: a decided task that names a skill runs here.
 
 pub mod dispatch;
+pub mod intent;
 pub mod skill;
 
 use std::collections::BTreeMap;

@@ -76,6 +76,10 @@ pub struct Skill {
     pub name: String,
     /// What it does.
     pub description: String,
+    /// Phrases that ask for it in a plain task ("count the lines", "行数"), so the built-in
+    /// mind can map a task onto it without the skill's name.
+    #[serde(default)]
+    pub intents: Vec<String>,
     /// Its version.
     #[serde(default)]
     pub version: Option<String>,

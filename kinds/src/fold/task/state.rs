@@ -28,6 +28,9 @@ pub enum TaskStatus {
     Failed,
     /// The decision rejected the task. Final.
     Rejected,
+    /// Approved, but nothing the town has can carry it out: the owner is told what would be
+    /// needed. Final.
+    NeedsOwner,
 }
 
 impl TaskStatus {
@@ -40,6 +43,7 @@ impl TaskStatus {
         TaskStatus::Completed,
         TaskStatus::Failed,
         TaskStatus::Rejected,
+        TaskStatus::NeedsOwner,
     ];
 
     /// The snake_case name, as in JSON and `soul status`.
@@ -52,6 +56,7 @@ impl TaskStatus {
             TaskStatus::Completed => "completed",
             TaskStatus::Failed => "failed",
             TaskStatus::Rejected => "rejected",
+            TaskStatus::NeedsOwner => "needs_owner",
         }
     }
 
@@ -59,7 +64,10 @@ impl TaskStatus {
     pub const fn is_final(self) -> bool {
         matches!(
             self,
-            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Rejected
+            TaskStatus::Completed
+                | TaskStatus::Failed
+                | TaskStatus::Rejected
+                | TaskStatus::NeedsOwner
         )
     }
 }

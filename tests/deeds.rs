@@ -1,0 +1,84 @@
+//! Deeds (issue 14): an approved task acts through the town's skills, or ends needs_owner
+//! saying what would be needed; never "completed" for work that did not run.
+
+use std::time::Duration;
+
+use nostr_sdk::prelude::*;
+use soul_kinds::{parse, Decision, ExecStatus, Execution, Outcome, SoulKind};
+
+use crate::util::*;
+
+/// Sends `title` as the owner and waits for its end: the final execution event, or `None`
+/// when the brains rejected it (then nothing executes).
+async fn outcome(c: &Client, owner: &Keys, title: &str) -> Option<Execution> {
+    let task = owner_task(owner, title);
+    send(c, &task).await.unwrap();
+    let deadline = tokio::time::Instant::now() + PATIENCE * 4;
+    loop {
+        let events = c
+            .fetch_events(
+                Filter::new()
+                    .kinds([SoulKind::Execution.kind(), SoulKind::Decision.kind()])
+                    .event(task.id),
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        if events
+            .iter()
+            .filter_map(|e| parse::<Decision>(e).ok())
+            .any(|d| d.outcome == Outcome::Rejected)
+        {
+            return None;
+        }
+        if let Some(done) = events
+            .iter()
+            .filter_map(|e| parse::<Execution>(e).ok())
+            .find(|x| x.status != ExecStatus::Executing)
+        {
+            return Some(done);
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{title:?} never ended"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plain_task_runs_a_skill_and_one_no_tool_can_do_asks_the_owner() {
+    let town = TestTown::new();
+    let workspace = town.dir.join("workspace");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let notes: String = (1..=12).map(|i| format!("note {i}\n")).collect();
+    std::fs::write(workspace.join("notes.txt"), notes).unwrap();
+    let up = town.up(&["--speed", "60"]);
+    let c = client(&up.url, None).await;
+    let owner = town.keys("owner");
+
+    // No skill named, no executor named: the built-in mind maps it onto count_lines.
+    let counted = outcome(&c, &owner, "Count the lines of workspace/notes.txt")
+        .await
+        .expect("an ordinary task is approved");
+    assert_eq!(counted.status, ExecStatus::Completed, "{counted:?}");
+    assert!(counted.result.contains("12"), "the real count: {counted:?}");
+
+    // Nothing in the town backs up photos: the owner is told, nothing is called completed.
+    let backup = outcome(
+        &c,
+        &owner,
+        "Back up the family photos to the external disk every Sunday",
+    )
+    .await
+    .expect("an ordinary task is approved");
+    assert_eq!(backup.status, ExecStatus::NeedsOwner, "{backup:?}");
+    assert!(backup.result.contains("add a skill"), "{backup:?}");
+
+    // Red team: a path out of the workspace in the task text is a value the guardian weighs,
+    // not a way to read the owner's key: the brains refuse it or it never completes.
+    if let Some(probe) = outcome(&c, &owner, "Count the lines of ../keys/owner.nsec").await {
+        assert_ne!(probe.status, ExecStatus::Completed, "{probe:?}");
+    }
+    up.kill9();
+}
