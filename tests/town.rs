@@ -488,3 +488,49 @@ async fn wait_until(c: &Client, filter: Filter, ok: impl Fn(&Event) -> bool) -> 
     }
     None
 }
+
+/// Residents talk to each other (issue 15): without anyone starting it, one resident takes up
+/// another's post, and the reply names the post it answers and its author (NIP-10).
+#[tokio::test(flavor = "multi_thread")]
+async fn residents_take_up_each_others_posts() {
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "600"]);
+    let c = client(&up.url, None).await;
+    let residents: Vec<PublicKey> = RESIDENTS
+        .iter()
+        .map(|n| town.keys(n).public_key())
+        .collect();
+    let deadline = tokio::time::Instant::now() + PATIENCE * 2;
+    loop {
+        let notes = c
+            .fetch_events(
+                Filter::new()
+                    .kind(Kind::TextNote)
+                    .authors(residents.clone()),
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        let by_id: std::collections::HashMap<EventId, &Event> =
+            notes.iter().map(|n| (n.id, n)).collect();
+        let conversation = notes.iter().find(|n| {
+            soul_kinds::tags::e_refs(n).any(|r| {
+                by_id.get(&r.id).is_some_and(|root| {
+                    root.pubkey != n.pubkey
+                        && residents.contains(&root.pubkey)
+                        && n.tags.public_keys().any(|p| *p == root.pubkey)
+                })
+            })
+        });
+        if conversation.is_some() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no resident took up another's post among {} notes",
+            notes.len()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    up.kill9();
+}

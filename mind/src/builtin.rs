@@ -71,6 +71,10 @@ impl Mind for BuiltIn {
         Box::pin(async move { Thought::instant(LABEL, crate::converse::built_in(ask)) })
     }
 
+    fn reply<'a>(&'a self, ask: &'a crate::ReplyAsk<'a>) -> BoxFuture<'a, Thought<Option<String>>> {
+        Box::pin(async move { Thought::instant(LABEL, crate::conversation::built_in(ask)) })
+    }
+
     fn distil<'a>(&'a self, ask: &'a DistilAsk<'a>) -> BoxFuture<'a, Option<Thought<Distilled>>> {
         Box::pin(async move { Some(Thought::instant(LABEL, Self::distil_now(ask))) })
     }

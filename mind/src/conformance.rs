@@ -43,6 +43,17 @@ pub fn resident() -> Profile {
     }
 }
 
+/// [`resident`] writing in `language`.
+pub fn resident_in(language: Language) -> Profile {
+    let mut p = resident();
+    p.language = language;
+    if language == Language::Ja {
+        p.personality = "小さなことに気づく、明るい園芸好き。".into();
+        p.interests = vec!["バジル".into(), "朝のお茶".into()];
+    }
+    p
+}
+
 /// The word every conformance draft must avoid (as if a review had quoted it).
 pub const AVOIDED: &str = "tanaka";
 

@@ -14,6 +14,7 @@
 //! - [`model`]: [`ModelMind`]: prompt (Soul > Skills > Karma), HTTP, retries, budget, fallback.
 //! - [`schema`]: the strict output schema every model answer is parsed into (soul-proposal).
 //! - [`profile`]: a resident's profile (`residents/*.yaml`) and the town's common settings.
+//! - [`conversation`]: a resident answering a note in a thread, and the built-in answer.
 //! - [`converse`]: a message answered in persona (the buddy), and the built-in answer.
 //! - [`distil`]: the built-in mind's lessons, with their directives.
 //! - [`samsara`]: the day's synthesis (what went well) and the owner's ratings of lessons.
@@ -35,6 +36,7 @@ pub mod upkeep;
 pub mod writer;
 
 pub mod conformance;
+pub mod conversation;
 pub mod converse;
 pub mod distil;
 mod error;
@@ -48,6 +50,7 @@ use std::sync::Arc;
 use soul_kinds::{BrainName, Evaluation, Opinion, Params, Review};
 
 pub use builtin::BuiltIn;
+pub use conversation::ReplyAsk;
 pub use converse::ConverseAsk;
 pub use model::{ModelConfig, ModelMind};
 /// The strict answer schema lives below both minds and the leash (soul-proposal).
@@ -199,6 +202,9 @@ pub trait Mind: Send + Sync + std::fmt::Debug {
     fn evaluate<'a>(&'a self, ask: &'a EvaluationAsk<'a>) -> BoxFuture<'a, Thought<Evaluation>>;
     /// An answer in persona to someone's message (the role's guard has let it through).
     fn converse<'a>(&'a self, ask: &'a ConverseAsk<'a>) -> BoxFuture<'a, Thought<String>>;
+    /// A resident's answer to a note in a thread; `None` when nothing it would say passes the
+    /// ask's check.
+    fn reply<'a>(&'a self, ask: &'a ReplyAsk<'a>) -> BoxFuture<'a, Thought<Option<String>>>;
 }
 
 /// A shared mind, as roles hold it.

@@ -50,3 +50,55 @@ async fn the_buddy_speaks_through_the_model_in_persona_and_never_leaks_a_key() {
         "{leaked:?}"
     );
 }
+
+const REPLIED: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"Ken is happy about the tulips by the station.","no_tool_reason":"A reply is words."},"confidence":{"overall":0.8},"text_response":"SCRIPTED: The tulips made my walk too, Ken!"}"#;
+const OFF: &str = r#"{"output_type":"text_response","reasoning":{"intent_understanding":"Ken is happy about the tulips by the station.","no_tool_reason":"A reply is words."},"confidence":{"overall":0.8},"text_response":"駅のチューリップ、きれいでした！"}"#;
+
+#[tokio::test]
+async fn a_resident_answers_a_thread_through_the_model_in_its_language() {
+    let server = Scripted::start(json!([
+        {"match": "says to you", "replies": [reply(REPLIED), reply(OFF)]},
+    ]));
+    let karma = Karma::in_memory().unwrap();
+    let m = mind(&server.url, &karma, 1_000_000);
+    let profile = soul_mind::conformance::resident();
+    let accept = |_: &str| true;
+    let thread = vec![(
+        "mia".to_owned(),
+        "Walking past the station this morning.".to_owned(),
+    )];
+    let ask = soul_mind::ReplyAsk {
+        agent: "mia",
+        profile: &profile,
+        to: "ken",
+        said: "The tulips by the station finally opened!",
+        thread: &thread,
+        depth: 0,
+        affinity: 0.8,
+        seed: 3,
+        accept: &accept,
+    };
+    let said = m.reply(&ask).await;
+    assert_eq!(said.mind, MODEL);
+    assert_eq!(
+        said.value.as_deref(),
+        Some("SCRIPTED: The tulips made my walk too, Ken!")
+    );
+    let (_, body) = server.requests().pop().expect("one request");
+    let sent = messages(&body);
+    assert!(
+        sent[1].1.contains("- mia: Walking past the station"),
+        "{}",
+        sent[1].1
+    );
+    assert!(
+        sent[1].1.contains("ken says to you: The tulips"),
+        "{}",
+        sent[1].1
+    );
+
+    // A model answer in the wrong language is not used: the built-in answer stands in.
+    let off = m.reply(&ask).await;
+    assert_eq!(off.mind, "built-in", "{off:?}");
+    assert!(off.value.is_some_and(|t| !t.contains("チューリップ")));
+}

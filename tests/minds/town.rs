@@ -184,7 +184,8 @@ async fn a_confirmed_execution_runs_with_one_verdict_and_row_per_decision() {
         seen,
         [("confirm", "confidence"), ("allow", "owner_confirmed")]
     );
-    assert_eq!(*status, ExecStatus::Completed);
+    // record_plan runs nothing: the owner is told what would be needed, never "completed".
+    assert_eq!(*status, ExecStatus::NeedsOwner);
     assert_eq!(
         karma.audit_for(decision).unwrap().len(),
         2,

@@ -11,6 +11,7 @@
 //! - [`prompt`]: Soul > Skills > Karma, then context, question and schema.
 //! - [`wire`]: the HTTP call (OpenAI-compatible or Ollama) and its retry policy.
 
+mod conversation;
 mod converse;
 pub mod prompt;
 pub mod wire;
@@ -288,6 +289,10 @@ impl Mind for ModelMind {
 
     fn converse<'a>(&'a self, ask: &'a crate::ConverseAsk<'a>) -> BoxFuture<'a, Thought<String>> {
         Box::pin(self.converse_now(ask))
+    }
+
+    fn reply<'a>(&'a self, ask: &'a crate::ReplyAsk<'a>) -> BoxFuture<'a, Thought<Option<String>>> {
+        Box::pin(self.reply_now(ask))
     }
 
     fn distil<'a>(&'a self, ask: &'a DistilAsk<'a>) -> BoxFuture<'a, Option<Thought<Distilled>>> {

@@ -420,7 +420,7 @@ async fn propose(
     } else {
         (
             "record_plan",
-            "record the decided plan as the execution's result",
+            "no skill or worker command carries this out: record the decided plan and tell the owner what would be needed (the task ends needs_owner)",
             json!({}),
         )
     };

@@ -21,6 +21,8 @@ use soul_link::{live_since, Link};
 
 /// News items and town events kept for writers.
 const BULLETIN: usize = 50;
+/// How many of the newest notes the board keeps for threads.
+const RECENT_NOTES: usize = 512;
 
 /// What the host's residents know from the relay.
 #[derive(Default)]
@@ -45,6 +47,9 @@ pub struct Board {
     pub exchanges: HashMap<(PublicKey, PublicKey), usize>,
     /// Newest top-level note per author (to spot a post whose draft was not marked posted).
     pub last_note: HashMap<PublicKey, Event>,
+    /// The newest notes, oldest first (threads are read from them, and residents address each
+    /// other's posts from them).
+    pub recent: VecDeque<Event>,
     seen: HashSet<EventId>,
 }
 
@@ -96,6 +101,10 @@ impl Board {
 
     fn file_note(&mut self, note: Event) -> Vec<PublicKey> {
         let author = note.pubkey;
+        self.recent.push_back(note.clone());
+        while self.recent.len() > RECENT_NOTES {
+            self.recent.pop_front();
+        }
         // A note a resident wrote as a reply: remember what it answered and how deep it went.
         let refs: Vec<tags::ERef> = tags::e_refs(&note).collect();
         if let Some(reply_to) = refs
