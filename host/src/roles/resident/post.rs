@@ -5,7 +5,7 @@
 use crate::HostError;
 use std::time::Instant;
 
-use nostr::{Event, EventBuilder, Timestamp};
+use nostr::{Event, EventBuilder, EventId, Timestamp};
 use serde_json::{json, Map};
 use soul_kinds::content::{draft, MAX_DRAFT_HISTORY};
 use soul_kinds::{Draft, DraftHistory, DraftStatus, GuardAction};
@@ -125,13 +125,29 @@ async fn guard(
     current: &Event,
     d: &Draft,
 ) -> Result<Option<String>, HostError> {
-    let started = Instant::now();
-    let mut parameters = Map::new();
-    parameters.insert("text".into(), json!(d.content));
     let reasoning = format!(
         "the reviewer approved draft version {} and its posting time has come",
         current.id
     );
+    let context = format!("approved draft {}", current.id);
+    guard_text(me, link, setup, current.id, &d.content, reasoning, context).await
+}
+
+/// The guardian and the gate on posting `text` about `subject` (a draft version, or the note a
+/// reply answers), recorded as one verdict event and one audit row; `Some(reason)` when it
+/// must not be posted.
+pub(super) async fn guard_text(
+    me: &Identity,
+    link: &Link,
+    setup: &Setup,
+    subject: EventId,
+    text: &str,
+    reasoning: String,
+    context_summary: String,
+) -> Result<Option<String>, HostError> {
+    let started = Instant::now();
+    let mut parameters = Map::new();
+    parameters.insert("text".into(), json!(text));
     let thought = Thought::instant(
         "reviewed draft",
         Proposal::call(POST_NOTE, parameters, reasoning, 1.0),
@@ -139,14 +155,15 @@ async fn guard(
     let (verdict, access) = setup
         .guardian
         .decide(&thought, POST_NOTE, &me.keys.public_key());
-    // The draft's text is public already (34361): the verdict names the draft version.
+    // The text is public already (a draft) or about to be judged: the verdict names the
+    // subject, never the value.
     let shown = audit::withheld(&thought);
     let decision = audit::Decision {
         agent: &me.name,
         actor: me.keys.public_key(),
-        subject: current.id,
-        input: d.content.clone(),
-        context_summary: format!("approved draft {}", current.id),
+        subject,
+        input: text.to_owned(),
+        context_summary,
         thought: &shown,
         verdict: &verdict,
         access: access.as_ref(),

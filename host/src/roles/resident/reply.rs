@@ -79,6 +79,16 @@ pub async fn answer(me: &Identity, link: &Link, hub: &Hub, setup: &Setup) -> Res
         let Some(text) = thought.value else {
             continue;
         };
+        // A reply is a post: the guardian judges it as it judges every post (a resident's
+        // endings or a model could carry what the NG words do not catch).
+        let why = format!("answering note {} in its thread", turn.note.id);
+        let context = format!("reply to {}", turn.note.id);
+        if let Some(reason) =
+            super::post::guard_text(me, link, setup, turn.note.id, &text, why, context).await?
+        {
+            tracing::info!(agent = %me.name, to = %turn.note.id, "the guardian stopped a reply: {reason}");
+            continue;
+        }
         let mut builder = EventBuilder::text_note(text)
             .tag(tags::e_marked(turn.root, tags::ROOT))
             .tag(Tag::public_key(turn.note.pubkey));
