@@ -58,6 +58,16 @@ pub enum LinkError {
         /// The relay's OK message.
         reason: String,
     },
+    /// The relay will not serve this key its gift wraps (NIP-17 cannot work there).
+    #[error("the relay at {url} will not serve gift wraps to {pubkey}: {reason}")]
+    NoGiftWraps {
+        /// The relay.
+        url: String,
+        /// The key whose gift wraps it withholds (npub).
+        pubkey: String,
+        /// What the relay said, and what its operator must change.
+        reason: String,
+    },
     /// Signing or transport failed.
     #[error("{0}")]
     Sdk(String),
