@@ -246,6 +246,7 @@ impl Authenticator {
                             s.auth = Auth::Unanswered;
                         }
                     });
+                    report(&url, &me, &self.status.borrow());
                     continue;
                 }
             };
