@@ -83,11 +83,14 @@ pub(super) fn npub(pubkey: &PublicKey) -> String {
     pubkey.to_bech32().unwrap_or_else(|_| pubkey.to_hex())
 }
 
-/// What the operator of a relay that demands AUTH for gift wraps, and cannot complete it, must
-/// change: strfry needs the URL its clients use as its service URL.
+/// What must change before a relay that demands AUTH for gift wraps, and cannot complete it,
+/// serves them: this machine when the relay's reason names it (soul's own relay refuses an AUTH
+/// dated more than 10 minutes off), else the relay's operator (strfry needs the address its
+/// clients use as its service URL).
 fn operator_fix(url: &str) -> String {
     format!(
-        "NIP-17 DMs cannot work on this relay until its operator lets AUTH succeed: on strfry set \
+        "NIP-17 DMs cannot work on this relay until AUTH succeeds. If its reason names this \
+         machine (a clock far off, a key), fix that; otherwise its operator must: on strfry set \
          `relay.auth.serviceUrl = \"{url}\"` (the address clients use) in strfry.conf, or take \
          1059 out of `relay.auth.restrictedReadKinds`; on nostr-rs-relay set `[info] relay_url`. \
          Or run the town on another relay (`soul up` without --relay runs soul's own)"
