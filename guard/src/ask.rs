@@ -115,7 +115,13 @@ async fn send_and_wait(
         }
     };
     let answer = async {
-        let mut rx = dm.follow().await.ok()?;
+        let mut rx = match dm.follow().await {
+            Ok(rx) => rx,
+            Err(e) => {
+                tracing::warn!("cannot read the owner's answer ({e}); treating it as a no");
+                return None;
+            }
+        };
         let rumor = dm.send(owner, text, Vec::new()).await.ok()?;
         tokio::time::timeout(ttl, async {
             loop {

@@ -75,6 +75,9 @@ pub enum LinkError {
     /// The relay client failed: the connection dropped, a subscription or fetch timed out.
     #[error("relay client: {0}")]
     Client(#[from] nostr_sdk::client::Error),
+    /// The relay connection refused a message (closed, or not connected).
+    #[error("relay connection: {0}")]
+    Relay(#[from] nostr_sdk::pool::relay::Error),
     /// An event could not be built or signed (a gift wrap's encryption included).
     #[error("cannot build or sign the event: {0}")]
     Sign(#[from] nostr::event::builder::Error),
@@ -89,6 +92,16 @@ pub enum LinkError {
     /// A message with no text was to be sent.
     #[error("an empty message has nothing to send")]
     Empty,
+    /// The relay will not serve this key its gift wraps (NIP-17 cannot work there).
+    #[error("the relay at {url} will not serve gift wraps to {pubkey}: {reason}")]
+    NoGiftWraps {
+        /// The relay.
+        url: String,
+        /// The key whose gift wraps it withholds (npub).
+        pubkey: String,
+        /// What the relay said, and what its operator must change.
+        reason: String,
+    },
 }
 
 /// A shared connection to one relay.

@@ -1,9 +1,11 @@
 //! NIP-17 direct messages for one agent: its own connection, signer and NIP-42 identity.
 //!
-//! The host's shared [`Link`](crate::Link) has no signer and never authenticates; the relay
-//! serves a gift wrap only to the connection that authenticated as its recipient, so every agent
-//! that reads DMs (buddy, executor, triceratops, `soul command`) opens a [`DmClient`] with its
-//! own keys. Messages are kind-14 rumors, sealed (13) and gift-wrapped (1059) with NIP-44 v2 by
+//! The host's shared [`Link`](crate::Link) has no signer and never authenticates; soul's
+//! relay serves a gift wrap only to the connection that authenticated as its recipient, so every
+//! agent that reads DMs (buddy, executor, triceratops, `soul command`) opens a [`DmClient`] with
+//! its own keys. It answers NIP-42 itself ([`auth`]) and works with any relay: one that
+//! authenticates it, one that never asks, one whose AUTH fails; only a relay that demands AUTH
+//! for gift wraps and cannot complete it is an error, which says what its operator must set. Messages are kind-14 rumors, sealed (13) and gift-wrapped (1059) with NIP-44 v2 by
 //! rust-nostr; nothing here touches crypto directly.
 //!
 //! Every message sent is also wrapped to its sender (as NIP-17 clients do), so an agent's own
@@ -15,21 +17,26 @@
 //! so nobody can make their message pass for another one (issue 20).
 //!
 //! # Layout
+//! - [`auth`]: NIP-42, and whether the relay serves this client its gift wraps.
 //! - [`replay`]: replay protection (seen wraps, stale messages), derived from the relay.
 //! - [`requests`]: requests this agent sent, so an answer counts only from the one asked.
 //! - [`split`]: a text too long for one gift wrap goes as numbered parts.
 
+mod auth;
 mod outside;
 pub mod replay;
 pub mod requests;
 pub mod split;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use nostr::nips::nip59::UnwrappedGift;
-use nostr::{Event, EventBuilder, EventId, Filter, Keys, Kind, PublicKey, Tag, Timestamp};
+use nostr::{
+    Event, EventBuilder, EventId, Filter, Keys, Kind, PublicKey, SubscriptionId, Tag, Timestamp,
+};
 use nostr_sdk::{Client, RelayPoolNotification, RelayUrl};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use crate::{LinkError, RELAY_TIMEOUT};
 
@@ -66,32 +73,71 @@ impl Message {
     }
 }
 
-/// An agent's own authenticated connection for gift wraps.
+/// How long [`DmClient::follow`] waits for the relay to open the inbox: an `auth-required:`
+/// answer, our AUTH and its answer (up to [`RELAY_TIMEOUT`]), the REQ again.
+const FOLLOW_PATIENCE: Duration = Duration::from_secs(3 * RELAY_TIMEOUT.as_secs());
+
+/// An agent's own connection for gift wraps, authenticated wherever the relay allows it.
 #[derive(Debug, Clone)]
 pub struct DmClient {
     client: Client,
     keys: Keys,
+    url: String,
+    /// The relay, for the barrier REQ (see [`auth::barrier`]).
+    relay: nostr_sdk::Relay,
+    /// The one subscription for new gift wraps to this agent.
+    inbox: SubscriptionId,
+    /// Kept by the [`auth::Authenticator`] from the relay's messages, in their order.
+    status: Arc<watch::Sender<auth::Status>>,
 }
 
 impl DmClient {
-    /// Connects to `url` signing as `keys`; the client answers the relay's AUTH itself.
+    /// Connects to `url` signing as `keys`; NIP-42 challenges are answered by [`auth`].
     pub async fn connect(url: &str, keys: &Keys) -> Result<Self, LinkError> {
         let parsed = RelayUrl::parse(url).map_err(|e| LinkError::BadUrl {
             url: url.to_string(),
             reason: e.to_string(),
         })?;
         let client = Client::new(keys.clone());
-        client.automatic_authentication(true);
+        // nostr-sdk's own authenticator ends every fetch in flight when AUTH fails, and leaves
+        // a subscription the relay closed `auth-required:` closed in silence (issue 19).
+        client.automatic_authentication(false);
         client.add_relay(parsed.clone()).await?;
-        client
+        let relay = client.relay(parsed.clone()).await?;
+        let status = Arc::new(watch::Sender::new(auth::Status {
+            auth: auth::Auth::NotAsked,
+            inbox: auth::Inbox::Waiting,
+        }));
+        let inbox = SubscriptionId::generate();
+        // Listening before connecting: a relay may send its challenge as the first message.
+        let notifications = relay.notifications();
+        tokio::spawn(
+            auth::Authenticator {
+                relay: relay.clone(),
+                url: parsed.clone(),
+                keys: keys.clone(),
+                inbox: inbox.clone(),
+                status: status.clone(),
+            }
+            .run(notifications),
+        );
+        if client
             .try_connect_relay(parsed, RELAY_TIMEOUT)
             .await
-            .map_err(|_| LinkError::Unreachable {
+            .is_err()
+        {
+            client.shutdown().await;
+            return Err(LinkError::Unreachable {
                 url: url.to_string(),
-            })?;
+            });
+        }
         Ok(Self {
             client,
             keys: keys.clone(),
+            url: url.to_string(),
+            relay,
+            inbox,
+            status,
         })
     }
 
@@ -101,20 +147,10 @@ impl DmClient {
     }
 
     /// Starts following new gift wraps to this agent; read them with [`DmClient::next`].
-    /// Call before [`DmClient::history`] so nothing falls between the two.
+    /// Call before [`DmClient::history`] so nothing falls between the two: this returns once
+    /// the relay has opened the subscription (EOSE), authenticating first if the relay demands
+    /// it, and fails, saying why and what the relay's operator must set, if it never will.
     pub async fn follow(&self) -> Result<broadcast::Receiver<RelayPoolNotification>, LinkError> {
-        // Authenticate first: a REQ for gift wraps before NIP-42 is CLOSED `auth-required:` and
-        // re-sent only after AUTH, and anything arriving in between would be missed. A fetch
-        // waits through that dance; afterwards the connection is authenticated.
-        self.client
-            .fetch_events(
-                Filter::new()
-                    .kind(Kind::GiftWrap)
-                    .pubkey(self.me())
-                    .limit(1),
-                RELAY_TIMEOUT,
-            )
-            .await?;
         let rx = self.client.notifications();
         // limit 0: only new wraps; the stored ones come from `history`. A wrap's created_at is
         // randomised up to two days back (NIP-59), so `since` cannot be used.
@@ -122,8 +158,40 @@ impl DmClient {
             .kind(Kind::GiftWrap)
             .pubkey(self.me())
             .limit(0);
-        self.client.subscribe(filter, None).await?;
-        Ok(rx)
+        self.status.send_modify(|s| s.inbox = auth::Inbox::Waiting);
+        self.client
+            .subscribe_with_id(self.inbox.clone(), filter, None)
+            .await?;
+        auth::barrier(&self.relay, &self.inbox, self.me())?;
+        let mut status = self.status.subscribe();
+        let opened = async {
+            loop {
+                let next = auth::judge(&self.url, &self.me(), &status.borrow_and_update());
+                match next {
+                    auth::Next::Ready => return Ok(()),
+                    auth::Next::Fail(e) => return Err(e),
+                    auth::Next::Wait => {}
+                }
+                if status.changed().await.is_err() {
+                    return Err(LinkError::Unreachable {
+                        url: self.url.clone(),
+                    });
+                }
+            }
+        };
+        match tokio::time::timeout(FOLLOW_PATIENCE, opened).await {
+            Ok(Ok(())) => Ok(rx),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(LinkError::NoGiftWraps {
+                url: self.url.clone(),
+                pubkey: auth::npub(&self.me()),
+                reason: format!(
+                    "it answered the gift-wrap subscription with neither EOSE nor CLOSED within {} s; \
+                     is it overloaded?",
+                    FOLLOW_PATIENCE.as_secs()
+                ),
+            }),
+        }
     }
 
     /// Waits for the next gift wrap to this agent that decrypts; `None` when the client closed.
