@@ -8,10 +8,56 @@
 
 use nostr::{Event, EventId, JsonUtil, RelayMessage, SubscriptionId};
 
-/// The event as compact JSON.
+/// The event as compact JSON, keys in NIP-01's order.
+///
+/// Written by hand because nostr's `Serialize` prints the 128 hex digits of a signature one
+/// `{:02x}` format call at a time and the id through a char iterator: perf on the REQ bench put a
+/// quarter of the relay's CPU in that formatting.
 pub(crate) fn event_json(event: &Event) -> String {
-    // An Event has no map with non-string keys and no float, so serde_json cannot fail on it.
-    serde_json::to_string(event).unwrap_or_else(|_| event.as_json())
+    let content_and_tags: usize = event.content.len()
+        + event
+            .tags
+            .iter()
+            .map(|t| t.as_slice().iter().map(|v| v.len() + 3).sum::<usize>() + 2)
+            .sum::<usize>();
+    let mut out = String::with_capacity(260 + content_and_tags);
+    out.push_str("{\"id\":\"");
+    push_hex(&mut out, event.id.as_bytes());
+    out.push_str("\",\"pubkey\":\"");
+    push_hex(&mut out, event.pubkey.as_bytes());
+    out.push_str("\",\"created_at\":");
+    out.push_str(&event.created_at.as_secs().to_string());
+    out.push_str(",\"kind\":");
+    out.push_str(&event.kind.as_u16().to_string());
+    out.push_str(",\"tags\":[");
+    for (i, tag) in event.tags.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        for (j, value) in tag.as_slice().iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            push_str(&mut out, value);
+        }
+        out.push(']');
+    }
+    out.push_str("],\"content\":");
+    push_str(&mut out, &event.content);
+    out.push_str(",\"sig\":\"");
+    push_hex(&mut out, &event.sig.serialize());
+    out.push_str("\"}");
+    out
+}
+
+/// Appends `bytes` as lowercase hex.
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 0xf) as usize] as char);
+    }
 }
 
 /// `["EVENT",<sub>,<event>]` from an event already printed by [`event_json`].
@@ -34,7 +80,7 @@ pub(crate) fn event(sub: &SubscriptionId, event: &Event) -> String {
 pub(crate) fn ok(id: &EventId, accepted: bool, message: &str) -> String {
     let mut out = String::with_capacity(96 + message.len());
     out.push_str("[\"OK\",\"");
-    out.push_str(&id.to_hex());
+    push_hex(&mut out, id.as_bytes());
     out.push_str(if accepted { "\",true," } else { "\",false," });
     push_str(&mut out, message);
     out.push(']');
@@ -112,8 +158,18 @@ mod tests {
         let keys = Keys::generate();
         let e = EventBuilder::text_note("quote \" backslash \\ newline \n tab \t é 日本")
             .tag(Tag::hashtag("x\"y"))
+            .tag(Tag::parse(["e", "", "wss://r\u{7f}", "ctl\u{1f}"]).unwrap())
+            .tag(Tag::parse(["empty"]).unwrap())
             .sign_with_keys(&keys)
             .unwrap();
+        let bare = EventBuilder::new(nostr::Kind::Custom(65_535), "")
+            .sign_with_keys(&keys)
+            .unwrap();
+        for ev in [&e, &bare] {
+            assert_eq!(parsed(&event_json(ev)), parsed(&ev.as_json()));
+            // NIP-01's key order, as nostr's own Event::as_json prints it.
+            assert_eq!(event_json(ev), ev.as_json());
+        }
         for sub in ["plain", "with \"quote\"", "ctl\u{1}", "日本"] {
             let id = SubscriptionId::new(sub);
             let cases = [
