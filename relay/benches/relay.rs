@@ -309,6 +309,20 @@ impl Child {
 }
 
 impl Child {
+    /// Resident memory now, in MiB: anonymous (heap, buffers) and file-backed (the LMDB map).
+    fn rss_split_mib(&self) -> (f64, f64) {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.process.id())).unwrap();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+                .map_or(0.0, |kb| kb / 1024.0)
+        };
+        (field("RssAnon:"), field("RssFile:"))
+    }
+
     /// User + system CPU seconds the relay process has used so far.
     fn cpu_secs(&self) -> f64 {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.process.id())).unwrap();
@@ -391,6 +405,8 @@ async fn main() {
             qps.push(rate);
         }
         let rss = relay.peak_rss_mib();
+        let (anon, file) = relay.rss_split_mib();
+        eprintln!("{which:?} store relay at the end: {anon:.0} MiB anonymous, {file:.0} MiB file-backed (LMDB map)");
         results.push(Row {
             which,
             rates,
