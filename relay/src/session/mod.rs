@@ -23,6 +23,10 @@ use crate::fanout::{Delivery, FellBehind, Handle};
 use crate::relay::Relay;
 use crate::wire;
 
+/// Live events written to a connection at once, at most (bounds one write's memory and lets
+/// the connection's other work, its own EVENTs and REQs, take turns).
+const LIVE_BATCH: usize = 64;
+
 /// Per-connection state.
 pub(crate) struct Session {
     relay: Relay,
@@ -97,8 +101,17 @@ pub(crate) async fn run(
                 }
             },
             Some(delivery) = queue.recv() => {
-                delivered = delivery.seq;
-                let mut out = session.deliver_live(&delivery);
+                // Whatever else is already queued goes out in the same write: a subscriber
+                // that is behind catches up with one syscall for many events, not one each.
+                let mut out = Vec::new();
+                let mut next = Some(delivery);
+                let mut taken = 0;
+                while let Some(delivery) = next {
+                    delivered = delivery.seq;
+                    out.extend(session.deliver_live(&delivery));
+                    taken += 1;
+                    next = (taken < LIVE_BATCH).then(|| queue.try_recv().ok()).flatten();
+                }
                 if behind_pending {
                     let (closed, more) = session.live.take_fell_behind(delivered);
                     behind_pending = more;
