@@ -69,15 +69,13 @@ pub(crate) async fn run(
             Some(reply) = in_flight.next(), if !in_flight.is_empty() => vec![reply],
             msg = rx.next(), if in_flight.len() < max_in_flight => match msg {
                 Some(Ok(Message::Text(text))) => {
-                    let event = match read_event(text.as_str()) {
-                        Some(event) => Ok(Ok(event)),
-                        None => ClientMessage::from_json(text.as_bytes()).map(|msg| match msg {
-                            ClientMessage::Event(event) => Ok(event.into_owned()),
-                            other => Err(other),
-                        }),
+                    let parsed = match read_event(text.as_str()) {
+                        Some(event) => Ok(ClientMessage::Event(Cow::Owned(event))),
+                        None => ClientMessage::from_json(text.as_bytes()),
                     };
-                    match event {
-                        Ok(Ok(event)) => {
+                    match parsed {
+                        Ok(ClientMessage::Event(event)) => {
+                            let event = event.into_owned();
                             let relay = session.relay.clone();
                             let ip = peer.ip();
                             let frame_len = text.len();
@@ -86,7 +84,7 @@ pub(crate) async fn run(
                             });
                             Vec::new()
                         }
-                        Ok(Err(msg)) => session.handle(msg).await,
+                        Ok(msg) => session.handle(msg).await,
                         Err(e) => vec![unparsable(text.as_str(), &e.to_string())],
                     }
                 }
