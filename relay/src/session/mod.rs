@@ -12,6 +12,7 @@ mod req;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::extract::ws::{Message, WebSocket};
 use futures::stream::FuturesOrdered;
@@ -21,11 +22,6 @@ use tokio::sync::watch;
 
 use crate::fanout::{Delivery, FellBehind, Handle};
 use crate::relay::Relay;
-use crate::wire;
-
-/// Live events written to a connection at once, at most (bounds one write's memory and lets
-/// the connection's other work, its own EVENTs and REQs, take turns).
-const LIVE_BATCH: usize = 64;
 
 /// Per-connection state.
 pub(crate) struct Session {
@@ -69,18 +65,14 @@ pub(crate) async fn run(
             Some(reply) = in_flight.next(), if !in_flight.is_empty() => vec![reply],
             msg = rx.next(), if in_flight.len() < max_in_flight => match msg {
                 Some(Ok(Message::Text(text))) => {
-                    let parsed = match read_event(text.as_str()) {
-                        Some(event) => Ok(ClientMessage::Event(Cow::Owned(event))),
-                        None => ClientMessage::from_json(text.as_bytes()),
-                    };
-                    match parsed {
+                    match ClientMessage::from_json(text.as_bytes()) {
                         Ok(ClientMessage::Event(event)) => {
-                            let event = event.into_owned();
                             let relay = session.relay.clone();
                             let ip = peer.ip();
                             let frame_len = text.len();
+                            let event = event.into_owned();
                             in_flight.push_back(async move {
-                                wire::message(&relay.ingest(event, frame_len, ip).await)
+                                relay.ingest(event, frame_len, ip).await.as_json()
                             });
                             Vec::new()
                         }
@@ -99,17 +91,8 @@ pub(crate) async fn run(
                 }
             },
             Some(delivery) = queue.recv() => {
-                // Whatever else is already queued goes out in the same write: a subscriber
-                // that is behind catches up with one syscall for many events, not one each.
-                let mut out = Vec::new();
-                let mut next = Some(delivery);
-                let mut taken = 0;
-                while let Some(delivery) = next {
-                    delivered = delivery.seq;
-                    out.extend(session.deliver_live(&delivery));
-                    taken += 1;
-                    next = (taken < LIVE_BATCH).then(|| queue.try_recv().ok()).flatten();
-                }
+                delivered = delivery.seq;
+                let mut out = session.deliver_live(&delivery);
                 if behind_pending {
                     let (closed, more) = session.live.take_fell_behind(delivered);
                     behind_pending = more;
@@ -195,10 +178,18 @@ impl Session {
     /// One live event, to the subscriptions the fan-out matched it with that are still open (a
     /// CLOSE may have come after it was queued). Visibility was checked when it was matched.
     fn deliver_live(&self, delivery: &Delivery) -> Vec<String> {
-        self.live
-            .still_open(&delivery.subs)
-            .into_iter()
-            .map(|id| wire::event_with(id, &delivery.json))
+        let event: &Arc<Event> = &delivery.event;
+        delivery
+            .subs
+            .iter()
+            .filter(|id| self.live.is_open(id))
+            .map(|id| {
+                RelayMessage::Event {
+                    subscription_id: Cow::Borrowed(id),
+                    event: Cow::Borrowed(event.as_ref()),
+                }
+                .as_json()
+            })
             .collect()
     }
 }
@@ -214,17 +205,6 @@ fn fell_behind(closed: &FellBehind) -> String {
             closed.since.as_secs()
         ),
     )
-}
-
-/// `["EVENT",{…}]` read straight into an event. nostr's `ClientMessage::from_json` parses a
-/// frame into a `Value` tree and then clones the event's subtree to parse it a second time, and
-/// EVENTs are most of what a busy relay reads. Anything else (other messages, an EVENT with an
-/// escaped tag or a malformed event) goes the general way, which also words the error.
-fn read_event(text: &str) -> Option<Event> {
-    match serde_json::from_str::<(&str, Event)>(text) {
-        Ok(("EVENT", event)) => Some(event),
-        _ => None,
-    }
 }
 
 /// The reply to a frame that is not a valid client message. An EVENT whose id can still be read

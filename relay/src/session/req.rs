@@ -3,7 +3,6 @@
 use nostr::{Filter, JsonUtil, Kind, RelayMessage, SubscriptionId};
 
 use super::Session;
-use crate::wire;
 
 /// NIP-01 caps subscription ids at 64 characters.
 const MAX_SUBSCRIPTION_ID_CHARS: usize = 64;
@@ -66,10 +65,10 @@ impl Session {
                 events
                     .into_iter()
                     .filter(|e| self.visible(e))
-                    .map(|e| wire::event(&id, &e)),
+                    .map(|e| RelayMessage::event(id.clone(), e).as_json()),
             );
         }
-        out.push(wire::eose(&id));
+        out.push(RelayMessage::eose(id).as_json());
         out
     }
 
@@ -131,5 +130,5 @@ impl Session {
 }
 
 pub(super) fn closed(id: &SubscriptionId, message: &str) -> String {
-    wire::closed(id, message)
+    RelayMessage::closed(id.clone(), message).as_json()
 }
