@@ -1,8 +1,6 @@
 //! Deeds (issue 14): an approved task acts through the town's skills, or ends needs_owner
 //! saying what would be needed; never "completed" for work that did not run.
 
-use std::time::Duration;
-
 use nostr_sdk::prelude::*;
 use soul_kinds::{parse, Decision, ExecStatus, Execution, Outcome, SoulKind};
 
@@ -13,37 +11,25 @@ use crate::util::*;
 async fn outcome(c: &Client, owner: &Keys, title: &str) -> Option<Execution> {
     let task = owner_task(owner, title);
     send(c, &task).await.unwrap();
-    let deadline = tokio::time::Instant::now() + PATIENCE * 4;
-    loop {
-        let events = c
-            .fetch_events(
-                Filter::new()
-                    .kinds([SoulKind::Execution.kind(), SoulKind::Decision.kind()])
-                    .event(task.id),
-                Duration::from_secs(5),
-            )
-            .await
-            .unwrap();
+    let filter = Filter::new()
+        .kinds([SoulKind::Execution.kind(), SoulKind::Decision.kind()])
+        .event(task.id);
+    wait_settled(c, filter, PATIENCE * 4, |events| {
         if events
             .iter()
             .filter_map(|e| parse::<Decision>(e).ok())
             .any(|d| d.outcome == Outcome::Rejected)
         {
-            return None;
+            return Some(None);
         }
-        if let Some(done) = events
+        events
             .iter()
             .filter_map(|e| parse::<Execution>(e).ok())
             .find(|x| x.status != ExecStatus::Executing)
-        {
-            return Some(done);
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{title:?} never ended"
-        );
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+            .map(Some)
+    })
+    .await
+    .unwrap_or_else(|| panic!("{title:?} never ended"))
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -307,32 +307,26 @@ async fn the_guardian_stops_a_post_the_reviewer_let_through() {
 
     // Otto's replies carry the same ending and are blocked too: the post's verdict is the one
     // naming a draft version the reviewer approved.
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    let blocked = loop {
-        let approved: HashSet<EventId> = c
-            .fetch_events(kind(SoulKind::Review).pubkey(otto), Duration::from_secs(5))
-            .await
-            .unwrap()
+    let reviews_and_verdicts =
+        Filter::new().kinds([SoulKind::Review.kind(), SoulKind::Verdict.kind()]);
+    let blocked = wait_settled(&c, reviews_and_verdicts, PATIENCE, |events| {
+        let approved: HashSet<EventId> = events
             .iter()
+            .filter(|e| e.tags.public_keys().any(|p| *p == otto))
             .filter(|e| parse::<Review>(e).is_ok_and(|r| r.verdict == ReviewVerdict::Approved))
             .flat_map(e_ids)
             .collect();
-        let verdicts = c
-            .fetch_events(kind(SoulKind::Verdict).author(otto), Duration::from_secs(5))
-            .await
-            .unwrap();
-        if let Some(v) = verdicts.iter().find(|e| {
-            parse::<AuditVerdict>(e).is_ok_and(|v| v.action == GuardAction::Block)
-                && e_ids(e).iter().any(|id| approved.contains(id))
-        }) {
-            break v.clone();
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the guardian blocks otto's post"
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    };
+        events
+            .iter()
+            .filter(|e| e.pubkey == otto)
+            .find(|e| {
+                parse::<AuditVerdict>(e).is_ok_and(|v| v.action == GuardAction::Block)
+                    && e_ids(e).iter().any(|id| approved.contains(id))
+            })
+            .cloned()
+    })
+    .await
+    .expect("the guardian blocks otto's post");
     let v = parse::<AuditVerdict>(&blocked).unwrap();
     assert_eq!(v.check, "security", "{v:?}");
     // The public verdict says why, never what: the value stays in the local audit row.
@@ -496,20 +490,12 @@ fn e_ids(e: &Event) -> Vec<EventId> {
     soul_kinds::tags::e_refs(e).map(|r| r.id).collect()
 }
 
-/// Polls until an event matching `filter` passes `ok`.
+/// Waits until an event matching `filter` passes `ok`.
 async fn wait_until(c: &Client, filter: Filter, ok: impl Fn(&Event) -> bool) -> Option<Event> {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    while tokio::time::Instant::now() < deadline {
-        let got = c
-            .fetch_events(filter.clone(), Duration::from_secs(5))
-            .await
-            .unwrap();
-        if let Some(e) = got.iter().find(|e| ok(e)) {
-            return Some(e.clone());
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    None
+    wait_settled(c, filter, PATIENCE, |events| {
+        events.iter().find(|e| ok(e)).cloned()
+    })
+    .await
 }
 
 /// Residents talk to each other (issue 15): without anyone starting it, one resident takes up
@@ -523,37 +509,26 @@ async fn residents_take_up_each_others_posts() {
         .iter()
         .map(|n| town.keys(n).public_key())
         .collect();
-    let deadline = tokio::time::Instant::now() + PATIENCE * 2;
-    loop {
-        let notes = c
-            .fetch_events(
-                Filter::new()
-                    .kind(Kind::TextNote)
-                    .authors(residents.clone()),
-                Duration::from_secs(5),
-            )
-            .await
-            .unwrap();
+    let notes = Filter::new()
+        .kind(Kind::TextNote)
+        .authors(residents.clone());
+    let conversation = wait_settled(&c, notes, PATIENCE * 2, |notes| {
         let by_id: std::collections::HashMap<EventId, &Event> =
             notes.iter().map(|n| (n.id, n)).collect();
-        let conversation = notes.iter().find(|n| {
-            soul_kinds::tags::e_refs(n).any(|r| {
-                by_id.get(&r.id).is_some_and(|root| {
-                    root.pubkey != n.pubkey
-                        && residents.contains(&root.pubkey)
-                        && n.tags.public_keys().any(|p| *p == root.pubkey)
+        notes
+            .iter()
+            .find(|n| {
+                soul_kinds::tags::e_refs(n).any(|r| {
+                    by_id.get(&r.id).is_some_and(|root| {
+                        root.pubkey != n.pubkey
+                            && residents.contains(&root.pubkey)
+                            && n.tags.public_keys().any(|p| *p == root.pubkey)
+                    })
                 })
             })
-        });
-        if conversation.is_some() {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no resident took up another's post among {} notes",
-            notes.len()
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+            .cloned()
+    })
+    .await;
+    assert!(conversation.is_some(), "no resident took up another's post");
     up.kill9();
 }

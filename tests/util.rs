@@ -259,6 +259,54 @@ pub async fn wait_for(client: &Client, filter: Filter, want: usize) -> Events {
     }
 }
 
+/// Follows `filter` on `client`'s relay (its stored events, then live ones as they arrive) until
+/// `settled` finds what the test waits for among every event seen so far; `None` when `patience`
+/// runs out first. No polling: each new event is what wakes it.
+pub async fn wait_settled<T>(
+    client: &Client,
+    filter: Filter,
+    patience: Duration,
+    mut settled: impl FnMut(&[Event]) -> Option<T>,
+) -> Option<T> {
+    let deadline = tokio::time::Instant::now() + patience;
+    let mut notes = client.notifications();
+    let sub = client.subscribe(filter.clone(), None).await.unwrap().val;
+    let mut seen: Vec<Event> = Vec::new();
+    let found = loop {
+        if let Some(t) = settled(&seen) {
+            break Some(t);
+        }
+        match tokio::time::timeout_at(deadline, notes.recv()).await {
+            Err(_) => break None,
+            Ok(Ok(RelayPoolNotification::Event {
+                subscription_id,
+                event,
+                ..
+            })) if subscription_id == sub => {
+                if !seen.iter().any(|e| e.id == event.id) {
+                    seen.push(*event);
+                }
+            }
+            // Notifications were dropped: read what is stored instead (it holds them).
+            Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => {
+                let stored = client
+                    .fetch_events(filter.clone(), Duration::from_secs(5))
+                    .await
+                    .unwrap();
+                for e in stored {
+                    if !seen.iter().any(|s| s.id == e.id) {
+                        seen.push(e);
+                    }
+                }
+            }
+            Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => break None,
+            Ok(Ok(_)) => {}
+        }
+    };
+    client.unsubscribe(&sub).await;
+    found
+}
+
 pub fn town_path(t: &TestTown) -> &Path {
     &t.dir
 }
