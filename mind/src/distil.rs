@@ -44,7 +44,7 @@ pub fn lesson(ask: &DistilAsk<'_>) -> Distilled {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let ja = ask.log.chars().any(is_japanese);
+    let ja = crate::converse::is_japanese(ask.log);
     let topic: String = ask.kind.chars().take(64).collect();
     if ask.went_well {
         went_well(&lines, ja, topic)
@@ -116,10 +116,6 @@ fn sentence_start(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
         .unwrap_or_default()
-}
-
-fn is_japanese(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}')
 }
 
 /// The directives a model's lesson carries when it gives none: its own text as the note.

@@ -12,13 +12,12 @@ use std::time::Duration;
 use nostr::{Event, Keys};
 use soul_karma::ratings::{Rated, DOWN, UP};
 use soul_karma::Job;
-use soul_kinds::content::lesson;
 use soul_kinds::Lesson;
 use soul_link::clock::Clock;
 use soul_link::schedule::TownSchedule;
 use soul_link::Link;
 
-use crate::upkeep::blocking;
+use crate::upkeep::{blocking, keep, Learnt};
 use crate::{DistilAsk, Thinking};
 
 /// When the day's synthesis runs, in town time (seed 002: every day at 19:00).
@@ -94,6 +93,19 @@ pub async fn rate(karma: &soul_karma::Karma, event: &Event) {
     }
 }
 
+/// Applies every stored rating matching `ratings` (each counts once, so reading them again is
+/// harmless).
+pub async fn rate_stored(link: &Link, karma: &soul_karma::Karma, ratings: &nostr::Filter) {
+    match link.fetch(ratings.clone()).await {
+        Ok(events) => {
+            for event in events.iter() {
+                rate(karma, event).await;
+            }
+        }
+        Err(e) => tracing::warn!("karma: cannot read the owner's ratings: {e}"),
+    }
+}
+
 /// The day's synthesis: the jobs that went well since the last one, by kind, each kind
 /// distilled into one lesson (published as 4367 with its directives, stored, the jobs marked).
 pub async fn synthesise(link: &Link, keys: &Keys, agent: &str, minds: &Thinking, cycle: &str) {
@@ -137,43 +149,18 @@ pub async fn synthesise(link: &Link, keys: &Keys, agent: &str, minds: &Thinking,
             );
             continue;
         };
-        let l = Lesson {
-            lesson: thought.value.lesson.clone(),
-            weight: thought.value.weight.clamp(1, 100),
-            topic: thought.value.topic.clone(),
-        };
-        let event = match link.publish(keys, lesson(None, &l)).await {
-            Ok(e) => e,
-            Err(e) => {
-                tracing::warn!(
-                    cycle,
-                    "karma: the day's lesson not published, kept for tomorrow: {e}"
-                );
-                continue;
-            }
-        };
-        let row = soul_karma::NewLesson {
-            author: keys.public_key().to_hex(),
-            topic: l.topic,
-            lesson: l.lesson,
-            weight: i64::from(l.weight),
-            source_event: None,
-            event_id: Some(event.id.to_hex()),
-            job_id: None,
+        let day = Learnt {
+            lesson: Lesson {
+                lesson: thought.value.lesson.clone(),
+                weight: thought.value.weight.clamp(1, 100),
+                topic: thought.value.topic.clone(),
+            },
             directives: thought.value.directives.to_string(),
-            created_at: event.created_at.as_secs() as i64,
+            source: None,
+            jobs: jobs.iter().map(|j| j.id).collect(),
         };
-        let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
-        let stored = blocking(&minds.karma, move |k| {
-            k.record_lesson(&row)?;
-            ids.iter().try_for_each(|id| k.mark_distilled(*id))
-        })
-        .await;
-        if let Err(e) = stored {
-            tracing::warn!(
-                cycle,
-                "karma: the day's lesson not stored (the event is): {e}"
-            );
+        if !keep(link, keys, agent, &minds.karma, day).await {
+            continue;
         }
         learnt += 1;
     }

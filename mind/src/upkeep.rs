@@ -238,17 +238,38 @@ pub(crate) async fn distil(
     let Some(thought) = minds.mind.distil(&ask).await else {
         return false;
     };
-    let l = Lesson {
-        lesson: thought.value.lesson.clone(),
-        weight: thought.value.weight.min(100),
-        topic: thought.value.topic.clone(),
+    let learnt = Learnt {
+        lesson: Lesson {
+            lesson: thought.value.lesson.clone(),
+            weight: thought.value.weight.min(100),
+            topic: thought.value.topic.clone(),
+        },
+        directives: thought.value.directives.to_string(),
+        source: job.subject.clone(),
+        jobs: vec![job.id],
     };
-    let source = job
-        .subject
-        .as_deref()
-        .and_then(|s| EventId::from_hex(s).ok());
-    let directives = thought.value.directives.to_string();
-    let event = match link.publish(keys, lesson(source, &l)).await {
+    let kept = keep(link, keys, agent, &minds.karma, learnt).await;
+    if kept {
+        tracing::info!(agent, lesson = %thought.value.lesson, mind = %thought.mind, "learnt a lesson");
+    }
+    kept
+}
+
+/// A lesson to keep: its content, seed 002's directives (JSON), the event it is about (hex) and
+/// the jobs it was distilled from.
+pub(crate) struct Learnt {
+    pub(crate) lesson: Lesson,
+    pub(crate) directives: String,
+    pub(crate) source: Option<String>,
+    pub(crate) jobs: Vec<i64>,
+}
+
+/// Publishes `l` as a 4367 signed by `keys`, stores its row and marks its jobs distilled; false
+/// when the event was not published (the jobs stay for later). A row that cannot be stored is
+/// logged: the event is, and a rebuild restores it.
+pub(crate) async fn keep(link: &Link, keys: &Keys, agent: &str, karma: &Karma, l: Learnt) -> bool {
+    let source = l.source.as_deref().and_then(|s| EventId::from_hex(s).ok());
+    let event = match link.publish(keys, lesson(source, &l.lesson)).await {
         Ok(e) => e,
         Err(e) => {
             tracing::warn!(agent, "karma: lesson not published, kept for later: {e}");
@@ -257,19 +278,23 @@ pub(crate) async fn distil(
     };
     let row = NewLesson {
         author: keys.public_key().to_hex(),
-        topic: l.topic,
-        lesson: l.lesson,
-        weight: i64::from(l.weight),
-        source_event: job.subject.clone(),
+        topic: l.lesson.topic,
+        lesson: l.lesson.lesson,
+        weight: i64::from(l.lesson.weight),
+        source_event: l.source,
         event_id: Some(event.id.to_hex()),
-        job_id: Some(job.id),
-        directives,
+        // A row names its job when it came from exactly one.
+        job_id: match l.jobs[..] {
+            [one] => Some(one),
+            _ => None,
+        },
+        directives: l.directives,
         created_at: event.created_at.as_secs() as i64,
     };
-    let (lesson_text, job_id) = (row.lesson.clone(), job.id);
-    if let Err(e) = blocking(&minds.karma, move |k| {
+    let jobs = l.jobs;
+    if let Err(e) = blocking(karma, move |k| {
         k.record_lesson(&row)?;
-        k.mark_distilled(job_id)
+        jobs.iter().try_for_each(|id| k.mark_distilled(*id))
     })
     .await
     {
@@ -278,7 +303,6 @@ pub(crate) async fn distil(
             "karma: lesson not stored (the event is; a rebuild restores it): {e}"
         );
     }
-    tracing::info!(agent, lesson = %lesson_text, mind = %thought.mind, "learnt a lesson");
     true
 }
 
@@ -314,14 +338,7 @@ pub async fn run(
         }
         Err(e) => tracing::warn!("karma rebuild: cannot read lessons from the relay: {e}"),
     }
-    match link.fetch(ratings.clone()).await {
-        Ok(events) => {
-            for event in events.iter() {
-                samsara::rate(&minds.karma, event).await;
-            }
-        }
-        Err(e) => tracing::warn!("karma: cannot read the owner's ratings: {e}"),
-    }
+    samsara::rate_stored(&link, &minds.karma, &ratings).await;
     let synthesis = samsara::schedule(clock);
     let mut next_synthesis = samsara::next(&synthesis);
     let mut hunt = tokio::time::interval(clock.scale(HUNT_EVERY));
@@ -356,11 +373,7 @@ pub async fn run(
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     // Notifications were missed: read the ratings again (each counts once).
-                    if let Ok(events) = link.fetch(ratings.clone()).await {
-                        for event in events.iter() {
-                            samsara::rate(&minds.karma, event).await;
-                        }
-                    }
+                    samsara::rate_stored(&link, &minds.karma, &ratings).await;
                 }
                 _ => {}
             },
