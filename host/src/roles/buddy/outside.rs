@@ -29,11 +29,20 @@ pub async fn dm_relays(link: &Link, who: PublicKey) -> Vec<RelayUrl> {
         return Vec::new();
     };
     let town_is_local = is_loopback(link.url());
-    nostr::nips::nip17::extract_relay_list(&list)
-        .filter(|url| reachable(url, town_is_local))
-        .take(MAX_RELAYS)
+    let mut out = Vec::new();
+    // Owned first: the list's iterator is not Send, and the loop awaits.
+    let listed: Vec<RelayUrl> = nostr::nips::nip17::extract_relay_list(&list)
         .cloned()
-        .collect()
+        .collect();
+    for url in &listed {
+        if out.len() == MAX_RELAYS {
+            break;
+        }
+        if reachable(url, town_is_local) && resolves_public(url, town_is_local).await {
+            out.push(url.clone());
+        }
+    }
+    out
 }
 
 /// Sends `text`, the answer to `m` from someone outside the town, to their DM relays (our copy
@@ -57,37 +66,91 @@ pub async fn answer(link: &Link, dm: &DmClient, m: &Message, text: &str) {
     }
 }
 
-/// Whether the buddy may write to `url` for a stranger.
+/// Whether the buddy may write to `url` for a stranger, as far as the URL alone tells: ws(s)
+/// only, and an address literal must be public (see [`public_ip`]). A name is checked by
+/// [`resolves_public`] before the buddy connects.
 pub fn reachable(url: &RelayUrl, loopback_ok: bool) -> bool {
     if !(url.as_str().starts_with("ws://") || url.as_str().starts_with("wss://")) {
         return false;
     }
-    let Some(host) = url.host().map(|h| h.to_string()) else {
+    let Some(host) = host_of(url) else {
         return false;
     };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
     if host.eq_ignore_ascii_case("localhost") {
         return loopback_ok;
     }
-    match IpAddr::from_str(host) {
-        Ok(ip) if ip.is_loopback() => loopback_ok,
-        Ok(IpAddr::V4(v4)) => {
-            !(v4.is_private() || v4.is_link_local() || v4.is_unspecified() || v4.is_broadcast())
-        }
-        Ok(IpAddr::V6(v6)) => {
-            !(v6.is_unspecified()
-                || (v6.segments()[0] & 0xfe00) == 0xfc00 // unique local
-                || (v6.segments()[0] & 0xffc0) == 0xfe80) // link-local
-        }
+    match IpAddr::from_str(&host) {
+        Ok(ip) => public_ip(ip, loopback_ok),
         Err(_) => true,
     }
 }
 
+/// Whether `ip` is an address the buddy may reach for a stranger: not private, shared (CGNAT),
+/// link-local, multicast, unspecified or "this network"; loopback only when `loopback_ok`. An
+/// IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+pub fn public_ip(ip: IpAddr, loopback_ok: bool) -> bool {
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    if ip.is_loopback() {
+        return loopback_ok;
+    }
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b)))
+        }
+        IpAddr::V6(v6) => {
+            !(v6.is_unspecified()
+                || v6.is_multicast()
+                || (v6.segments()[0] & 0xfe00) == 0xfc00 // unique local
+                || (v6.segments()[0] & 0xffc0) == 0xfe80) // link-local
+        }
+    }
+}
+
+/// Whether every address `url`'s host resolves to is public (an address literal is checked as
+/// it is): a name of the stranger's choosing may point anywhere, 127.0.0.1 included.
+pub async fn resolves_public(url: &RelayUrl, loopback_ok: bool) -> bool {
+    let Some(host) = host_of(url) else {
+        return false;
+    };
+    if let Ok(ip) = IpAddr::from_str(&host) {
+        return public_ip(ip, loopback_ok);
+    }
+    let port = if url.as_str().starts_with("wss://") {
+        443
+    } else {
+        80
+    };
+    match tokio::net::lookup_host(format!("{host}:{port}")).await {
+        Ok(addrs) => {
+            let addrs: Vec<_> = addrs.collect();
+            !addrs.is_empty() && addrs.iter().all(|a| public_ip(a.ip(), loopback_ok))
+        }
+        Err(e) => {
+            tracing::debug!(relay = %url, "an outsider's DM relay does not resolve: {e}");
+            false
+        }
+    }
+}
+
+/// `url`'s host, an IPv6 address without its brackets.
+fn host_of(url: &RelayUrl) -> Option<String> {
+    let h = url.host()?.to_string();
+    Some(h.trim_start_matches('[').trim_end_matches(']').to_owned())
+}
+
 fn is_loopback(url: &RelayUrl) -> bool {
-    url.host().is_some_and(|h| {
-        let h = h.to_string();
-        let h = h.trim_start_matches('[').trim_end_matches(']');
-        h.eq_ignore_ascii_case("localhost") || IpAddr::from_str(h).is_ok_and(|ip| ip.is_loopback())
+    host_of(url).is_some_and(|h| {
+        h.eq_ignore_ascii_case("localhost") || IpAddr::from_str(&h).is_ok_and(|ip| ip.is_loopback())
     })
 }
 
@@ -111,10 +174,31 @@ mod tests {
         ] {
             assert!(!reachable(&url(bad), true), "{bad}");
         }
+        // Red team: the same private targets in other spellings.
+        for bad in [
+            "ws://[::ffff:192.168.0.1]",
+            "ws://[::ffff:127.0.0.1]",
+            "ws://3232235521",
+            "ws://100.64.0.1",
+            "ws://0.1.2.3",
+            "ws://224.0.0.1",
+        ] {
+            assert!(!reachable(&url(bad), false), "{bad}");
+        }
         assert!(!reachable(&url("ws://127.0.0.1:7777"), false));
         assert!(!reachable(&url("ws://localhost:7777"), false));
         assert!(reachable(&url("ws://127.0.0.1:7777"), true));
         assert!(reachable(&url("wss://relay.example.org"), false));
         assert!(reachable(&url("wss://203.0.113.9"), false));
+    }
+
+    /// Red team: a name is judged by what it resolves to ("localhost" through the resolver,
+    /// not only by its spelling).
+    #[tokio::test]
+    async fn a_name_that_resolves_to_loopback_is_refused() {
+        let local = RelayUrl::parse("ws://localhost:7777").unwrap();
+        assert!(!resolves_public(&local, false).await);
+        assert!(resolves_public(&local, true).await);
+        assert!(!resolves_public(&url("ws://[::ffff:10.0.0.1]"), false).await);
     }
 }
