@@ -83,6 +83,9 @@ pub(super) async fn live(
         if let Err(e) = link.publish(&agent.keys, heartbeat("running")).await {
             tracing::warn!(agent = %agent.name, "heartbeat not published: {e}");
         }
-        options.clock.sleep(options.heartbeat_every).await;
+        // Liveness is a wall-clock fact (clients show "seen 20 s ago"), so beats follow real
+        // time even when the town's clock runs fast: at --speed 6000 a town-time beat would be
+        // 200 events a second per agent.
+        tokio::time::sleep(options.heartbeat_every).await;
     }
 }
