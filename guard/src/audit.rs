@@ -12,7 +12,7 @@ use soul_kinds::content::verdict;
 use soul_kinds::AuditVerdict;
 
 use crate::{Access, GuardError, Verdict};
-use soul_link::Link;
+use soul_link::{Link, LinkError};
 use soul_proposal::{Proposal, Thought};
 
 /// One guarded decision to record.
@@ -80,8 +80,13 @@ pub async fn record(
         reason: clip(&d.verdict.reason, 4000),
         check: d.verdict.check.as_str().to_owned(),
     };
-    let published = link.publish(keys, verdict(d.subject, &content)).await;
-    let event_id = published.as_ref().ok().map(|e| e.id);
+    // Signed before it is sent, so the row is named by the event even when the relay refuses
+    // it (a rate limit, a dropped connection): the row is written either way.
+    let event = verdict(d.subject, &content)
+        .sign_with_keys(keys)
+        .map_err(LinkError::from)?;
+    let published = link.send(&event).await;
+    let event_id = published.is_ok().then_some(event.id);
     let tools: Vec<serde_json::Value> = d
         .thought
         .value
@@ -90,16 +95,7 @@ pub async fn record(
         .map(|c| serde_json::json!({"tool_name": c.tool, "parameters": c.parameters}))
         .collect();
     let row = AuditRow {
-        record_id: event_id.map_or_else(
-            || {
-                format!(
-                    "unpublished-{}-{}",
-                    d.subject.to_hex(),
-                    soul_karma::now_secs()
-                )
-            },
-            |id| id.to_hex(),
-        ),
+        record_id: event.id.to_hex(),
         timestamp: soul_karma::now_secs(),
         agent: d.agent.to_owned(),
         actor: d.actor.to_hex(),
@@ -133,7 +129,8 @@ pub async fn record(
         }
         Err(e) => tracing::warn!("audit row not written: its writer stopped: {e}"),
     }
-    Ok(published?.id)
+    published?;
+    Ok(event.id)
 }
 
 /// Completes the row of the verdict event `verdict` with what the run it allowed did (off the

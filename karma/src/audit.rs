@@ -92,16 +92,19 @@ pub struct AuditEntry {
 }
 
 impl Karma {
-    /// Writes one audit row.
-    pub fn record_audit(&self, a: &AuditRow) -> Result<i64, Error> {
+    /// Writes one audit row; false when a row with its `record_id` is already there. A verdict
+    /// row is named by its signed event, so the same id is the same verdict on the same subject
+    /// by the same agent in the same second: a repeat, kept once.
+    pub fn record_audit(&self, a: &AuditRow) -> Result<bool, Error> {
         let conn = self.conn();
-        conn.execute(
+        let written = conn.execute(
             "INSERT INTO audit (record_id, timestamp, agent, actor, subject, input_message, context_summary,
                llm_model, llm_reasoning, llm_confidence, selected_tools, guardian_action, guardian_check,
                guardian_reason, auth_result, auth_reason, execution_success, execution_result,
                execution_error, final_response, total_duration_ms, llm_duration_ms, fallback, verdict_event)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-               ?19, ?20, ?21, ?22, ?23, ?24)",
+               ?19, ?20, ?21, ?22, ?23, ?24)
+             ON CONFLICT(record_id) DO NOTHING",
             params![
                 a.record_id,
                 a.timestamp,
@@ -130,7 +133,7 @@ impl Karma {
             ],
         )
         .map_err(|e| self.sql("insert an audit row", e))?;
-        Ok(conn.last_insert_rowid())
+        Ok(written == 1)
     }
 
     /// Audit rows about `subject` (hex event id), oldest first: (guardian action, check,

@@ -90,7 +90,15 @@ fn schema_guards_refuse_bad_rows() {
         .execute_raw("UPDATE lessons SET weight = 200")
         .unwrap_err()
         .is_guard());
-    assert_eq!(k.record_audit(&audit("allow", "[]", 0.8)).unwrap(), 1);
+    assert!(k.record_audit(&audit("allow", "[]", 0.8)).unwrap());
+    assert_eq!(k.audit_count().unwrap(), 1);
+}
+
+#[test]
+fn the_same_verdict_recorded_twice_is_one_row() {
+    let k = Karma::in_memory().unwrap();
+    assert!(k.record_audit(&audit("allow", "[]", 0.8)).unwrap());
+    assert!(!k.record_audit(&audit("allow", "[]", 0.8)).unwrap());
     assert_eq!(k.audit_count().unwrap(), 1);
 }
 
