@@ -108,3 +108,13 @@ impl From<soul_keys::Error> for HostError {
         Self::Keys(Box::new(e))
     }
 }
+
+impl HostError {
+    /// A relay refused one of this agent's events for sending too fast.
+    pub fn is_rate_limited(&self) -> bool {
+        match self {
+            Self::Link(e) | Self::Guard(soul_guard::GuardError::Publish(e)) => e.is_rate_limited(),
+            _ => false,
+        }
+    }
+}

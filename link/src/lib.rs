@@ -104,6 +104,14 @@ pub enum LinkError {
     },
 }
 
+impl LinkError {
+    /// The relay refused an event with NIP-01's `rate-limited:`: the sender must slow down
+    /// (in real time, whatever its clock's speed) before it tries again.
+    pub fn is_rate_limited(&self) -> bool {
+        matches!(self, Self::Refused { reason, .. } if reason.starts_with("rate-limited:"))
+    }
+}
+
 /// A shared connection to one relay.
 #[derive(Clone, Debug)]
 pub struct Link {

@@ -115,6 +115,9 @@ pub fn spawn(
     }
 }
 
+/// How long a resident the relay rate-limited stays quiet, in real time.
+const RATE_LIMITED_PAUSE: Duration = Duration::from_secs(10);
+
 /// One resident's life: a step whenever its slice of the board changes or its next post is due.
 async fn run(me: Identity, link: Link, hub: Arc<hub::Hub>, setup: Setup) -> Result<(), HostError> {
     hub.ready().await;
@@ -126,7 +129,16 @@ async fn run(me: Identity, link: Link, hub: Arc<hub::Hub>, setup: Setup) -> Resu
             Ok(wait) => wait,
             Err(e) => {
                 tracing::warn!(agent = %me.name, "resident step failed: {e}");
-                setup.clock.scale(Duration::from_secs(60))
+                // A failed step waits out a town minute and at least a real second, deaf to
+                // the board: on a busy board the waker would otherwise retry at once, and a
+                // fast clock would retry a refused event hundreds of times a second.
+                let floor = if e.is_rate_limited() {
+                    RATE_LIMITED_PAUSE
+                } else {
+                    Duration::from_secs(1)
+                };
+                tokio::time::sleep(setup.clock.scale(Duration::from_secs(60)).max(floor)).await;
+                continue;
             }
         };
         tokio::select! {
