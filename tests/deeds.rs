@@ -68,3 +68,61 @@ async fn a_plain_task_runs_a_skill_and_one_no_tool_can_do_asks_the_owner() {
     }
     up.kill9();
 }
+
+/// Item 3: a decided "Pause the buddy" pauses it. Triceratops commands the buddy by NIP-17,
+/// citing the decision; the execution is completed only on the buddy's word, and the buddy's
+/// published state proves it. "Resume the buddy" undoes it the same way.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_decided_pause_pauses_the_buddy_and_a_resume_resumes_it() {
+    use crate::workers::phone::wait_state;
+    use soul_kinds::WorkerRun;
+
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "60"]);
+    let c = client(&up.url, None).await;
+    let owner = town.keys("owner");
+    let buddy = town.keys("buddy").public_key();
+
+    let paused = outcome(&c, &owner, "Pause the buddy")
+        .await
+        .expect("pausing the buddy is approved");
+    assert_eq!(paused.status, ExecStatus::Completed, "{paused:?}");
+    assert!(paused.result.contains("buddy did pause"), "{paused:?}");
+    wait_state(&c, buddy, "buddy", WorkerRun::Paused).await;
+
+    // Red team: the decision to pause the buddy does not let a brain pause the executor.
+    let decision = c
+        .fetch_events(
+            Filter::new()
+                .kind(SoulKind::Decision.kind())
+                .author(town.keys("gorilla").public_key()),
+            PATIENCE,
+        )
+        .await
+        .unwrap()
+        .into_iter()
+        .next()
+        .expect("gorilla's decision on the pause");
+    let gorilla = crate::workers::phone::Phone::new(&up.url, &town.keys("gorilla")).await;
+    let r = gorilla
+        .ask_json(
+            town.keys("executor").public_key(),
+            serde_json::json!({"command": "pause", "decision": decision.id.to_hex()}),
+        )
+        .await;
+    assert_eq!(r["command"], "refused", "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not name executor"),
+        "{r}"
+    );
+
+    let resumed = outcome(&c, &owner, "Resume the buddy")
+        .await
+        .expect("resuming the buddy is approved");
+    assert_eq!(resumed.status, ExecStatus::Completed, "{resumed:?}");
+    wait_state(&c, buddy, "buddy", WorkerRun::Running).await;
+    up.kill9();
+}

@@ -411,6 +411,12 @@ async fn propose(
         // that is what its execution would do, so that is what the guardian and the gate
         // judge (seed 003 §4.8.3), whatever plan or skill would carry it out.
         (op.tool.as_str(), op.why.as_str(), json!({}))
+    } else if let Some(order) = ctx.setup.executor.order(&state.task) {
+        (
+            "command_worker",
+            "tell the worker the task names to carry out the decided command, citing the decision",
+            json!({"worker": order.worker_name, "command": order.action.word()}),
+        )
     } else if ctx.setup.executor.plan(&state.task).is_some() {
         (
             "run_skill",

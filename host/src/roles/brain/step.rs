@@ -270,6 +270,15 @@ async fn execute(
         restarts.insert(request);
         return Ok(());
     }
+    if let Some(order) = ctx.setup.executor.order(&state.task) {
+        // The task asks a worker to pause, resume or adjust: it is told, citing the decision,
+        // and `finish` reads its answer.
+        return ctx
+            .setup
+            .executor
+            .command(ctx.me, *decision_id, &order)
+            .await;
+    }
     if let Some(job) = ctx.setup.executor.plan(&state.task) {
         // The task names a skill and an executor: the executor runs it; `finish` reads the result.
         return ctx.setup.executor.send(ctx.me, *decision_id, &job).await;

@@ -1,10 +1,12 @@
-//! Triceratops's side of the executor: a decided task that names a skill and an executor runs
-//! there, and its result becomes the execution event (DESIGN §6 step 4, §9).
+//! Triceratops's side of the workers: a decided task that names a skill runs on the executor,
+//! and one that asks a worker to pause, resume or adjust its params is sent to that worker; the
+//! reply becomes the execution event (DESIGN §6 step 4, §9).
 //!
-//! Triceratops sends `{"command": "run", "skill", "args", "decision", "request"}` by NIP-17 DM
-//! (the decision authorises it, see [`crate::roles::worker::auth`]) and reads the executor's
-//! JSON reply on its own authenticated connection. Results are keyed by the decision id and read
-//! back from the relay after a restart, so a run's result is never lost with the process.
+//! Triceratops sends `{"command": "run", "skill", "args", "decision", "request"}` (or
+//! `{"command": "pause", "decision", "request"}`, …) by NIP-17 DM (the decision authorises it,
+//! see [`crate::roles::worker::auth`]) and reads the worker's JSON reply on its own
+//! authenticated connection. Replies are keyed by the decision id and read back from the relay
+//! after a restart, so a command's outcome is never lost with the process.
 
 use crate::HostError;
 use std::collections::{BTreeMap, HashMap};
@@ -18,7 +20,8 @@ use tokio::sync::OnceCell;
 
 use super::{skill, SKILLS_DIR};
 use crate::roles::worker::auth::{names, Worker};
-use crate::roles::worker::reply::{Reply, RunResult, ACCEPTED};
+use crate::roles::worker::command::Action;
+use crate::roles::worker::reply::{Reply, RunResult, ACCEPTED, REFUSED};
 use soul_link::dm::requests::Requests;
 use soul_link::dm::{DmClient, Message};
 use soul_link::Identity;
@@ -39,7 +42,39 @@ pub struct Job {
     pub args: BTreeMap<String, String>,
 }
 
-/// Where a dispatched run stands.
+/// A control command a task asks of one worker ("Pause the buddy").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Order {
+    /// The worker the task names.
+    pub worker: PublicKey,
+    /// Its name.
+    pub worker_name: String,
+    /// What it is to do (pause, resume, adjust_params).
+    pub action: Action,
+}
+
+impl Order {
+    /// The JSON command that carries it, citing `decision`.
+    fn command(&self, decision: EventId) -> serde_json::Value {
+        let mut command = serde_json::json!({
+            "command": self.action.word(),
+            "decision": decision.to_hex(),
+            "request": decision.to_hex(),
+        });
+        if let Action::AdjustParams(changes) = &self.action {
+            command["params"] = serde_json::json!(changes);
+        }
+        command
+    }
+}
+
+/// What a decided task has a worker do: an order comes first, as "pause" is never a skill.
+enum Work {
+    Order(Order),
+    Run(Job),
+}
+
+/// Where a dispatched run or order stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
     /// The task names no skill with an executor: not a job for the executor.
@@ -50,11 +85,11 @@ pub enum Progress {
     Done(Execution),
 }
 
-/// Run results by request id, and the requests sent (an answer counts only from the
-/// executor asked, replying to the request it was asked: [`Requests`]).
+/// Final replies by request id, and the requests sent (an answer counts only from the
+/// worker asked, replying to the request it was asked: [`Requests`]).
 #[derive(Debug, Default)]
 struct Filed {
-    results: HashMap<String, RunResult>,
+    replies: HashMap<String, Reply>,
     sent: Requests,
 }
 
@@ -87,15 +122,7 @@ impl Dispatch {
     pub fn plan(&self, task: &Task) -> Option<Job> {
         let text = format!("{} {}", task.title, task.description);
         let skills = skill::load_all(&self.town.join(SKILLS_DIR)).ok()?;
-        // Words at whitespace, stripped of the punctuation around them ("checksum," "「list」").
-        let words: Vec<&str> = text
-            .split(char::is_whitespace)
-            .map(|w| {
-                w.trim_matches(|c: char| matches!(c, '"' | '\'' | '「' | '」' | '(' | ')'))
-                    .trim_end_matches(['.', ',', ';', ':', '!', '?', '。', '、'])
-            })
-            .filter(|w| !w.is_empty())
-            .collect();
+        let words = words(&text);
         let skill = super::intent::skill_for(&text, &words, &skills)?;
         let executors: Vec<_> = self
             .roster
@@ -138,6 +165,36 @@ impl Dispatch {
         })
     }
 
+    /// The control command `task` asks of a worker: a command word ([`super::intent::control`])
+    /// and exactly one worker (buddy or executor) named by name or key. `None` otherwise.
+    pub fn order(&self, task: &Task) -> Option<Order> {
+        let text = format!("{} {}", task.title, task.description);
+        let action = super::intent::control(&words(&text))?;
+        let named: Vec<_> = self
+            .roster
+            .members
+            .iter()
+            .filter(|m| matches!(m.role, Role::Buddy | Role::Executor))
+            .filter(|m| {
+                names(
+                    &text,
+                    &Worker {
+                        name: &m.name,
+                        pubkey: m.pubkey,
+                    },
+                )
+            })
+            .collect();
+        match named.as_slice() {
+            [only] => Some(Order {
+                worker: only.pubkey,
+                worker_name: only.name.clone(),
+                action,
+            }),
+            _ => None,
+        }
+    }
+
     /// The names of the town's skills (for telling the owner what exists).
     pub fn skill_names(&self) -> Vec<String> {
         skill::load_all(&self.town.join(SKILLS_DIR))
@@ -163,6 +220,23 @@ impl Dispatch {
         Ok(())
     }
 
+    /// Sends `order` to its worker on the authority of `decision`.
+    pub async fn command(
+        &self,
+        me: &Identity,
+        decision: EventId,
+        order: &Order,
+    ) -> Result<(), HostError> {
+        let (dm, results) = self.inbox(me).await?;
+        let text = order.command(decision).to_string();
+        let rumor = dm.send(order.worker, &text, vec![]).await?;
+        if let Ok(mut f) = results.lock() {
+            f.sent.record(rumor, order.worker, decision.to_hex());
+        }
+        tracing::info!(brain = %me.name, worker = %order.worker_name, command = order.action.word(), %decision, "commanded a worker");
+        Ok(())
+    }
+
     /// The execution that follows `decision`'s run, if any; `started` is when execution began.
     pub async fn progress(
         &self,
@@ -171,29 +245,35 @@ impl Dispatch {
         decision: EventId,
         started: Option<Timestamp>,
     ) -> Result<Progress, HostError> {
-        let Some(job) = self.plan(task) else {
-            return Ok(Progress::NotMine);
+        let work = match (self.order(task), self.plan(task)) {
+            (Some(order), _) => Work::Order(order),
+            (None, Some(job)) => Work::Run(job),
+            (None, None) => return Ok(Progress::NotMine),
         };
         let (_, results) = self.inbox(me).await?;
         let found = results
             .lock()
             .ok()
-            .and_then(|r| r.results.get(&decision.to_hex()).cloned());
-        if let Some(r) = found {
-            return Ok(Progress::Done(execution(&job, &r)));
+            .and_then(|r| r.replies.get(&decision.to_hex()).cloned());
+        if let Some(reply) = found {
+            return Ok(Progress::Done(match &work {
+                Work::Order(order) => ordered(order, &reply),
+                Work::Run(job) => execution(job, &run_result(reply)),
+            }));
         }
         let waited = started.map_or(0, |s| {
             Timestamp::now().as_secs().saturating_sub(s.as_secs())
         });
         if waited > RESULT_PATIENCE.as_secs() {
+            let what = match &work {
+                Work::Order(o) => {
+                    format!("no answer from {} to {}", o.worker_name, o.action.word())
+                }
+                Work::Run(j) => format!("no result from {} for skill {}", j.executor_name, j.skill),
+            };
             return Ok(Progress::Done(Execution {
                 status: ExecStatus::Failed,
-                result: format!(
-                    "no result from {} for skill {} within {} s",
-                    job.executor_name,
-                    job.skill,
-                    RESULT_PATIENCE.as_secs()
-                ),
+                result: format!("{what} within {} s", RESULT_PATIENCE.as_secs()),
             }));
         }
         Ok(Progress::Waiting)
@@ -239,7 +319,7 @@ impl Dispatch {
     }
 }
 
-/// Files a final run reply from an executor under its request id.
+/// Files a worker's final reply under its request id.
 fn file(results: &Results, m: &Message) {
     if m.tag("status") == Some(ACCEPTED) {
         return;
@@ -247,34 +327,70 @@ fn file(results: &Results, m: &Message) {
     let Ok(reply) = serde_json::from_str::<Reply>(&m.text) else {
         return;
     };
-    let result = match reply.result {
-        Some(r) => r,
-        // Refused before running: keep the reason as the result.
-        None if reply.command == "refused" => RunResult {
-            request: reply.request.clone(),
-            skill: String::new(),
-            exit_code: None,
-            output: String::new(),
-            error: reply.message.clone(),
-            timed_out: false,
-            truncated: false,
-            elapsed_ms: 0,
-        },
-        None => return,
-    };
     let Ok(mut f) = results.lock() else {
         return;
     };
-    let claimed = result.request.clone().or(reply.request);
+    let claimed = reply
+        .result
+        .as_ref()
+        .and_then(|r| r.request.clone())
+        .or_else(|| reply.request.clone());
     match f.sent.answered_by(m, claimed.as_deref()) {
         Ok(sent) => {
             let req = sent.request.clone();
-            f.results.insert(req, result);
+            f.replies.insert(req, reply);
         }
         Err(why) => {
-            tracing::warn!(from = %m.sender, wrap = %m.wrap_id, "ignored a run result: {why}");
+            tracing::warn!(from = %m.sender, wrap = %m.wrap_id, "ignored a worker's reply: {why}");
         }
     }
+}
+
+/// A run's result from its reply; refused before running (or a reply without a result), the
+/// reason stands as the error.
+fn run_result(reply: Reply) -> RunResult {
+    reply.result.unwrap_or(RunResult {
+        request: reply.request,
+        skill: String::new(),
+        exit_code: None,
+        output: String::new(),
+        error: reply.message,
+        timed_out: false,
+        truncated: false,
+        elapsed_ms: 0,
+    })
+}
+
+/// The execution an order's reply makes: completed only when the worker says it did it.
+fn ordered(order: &Order, reply: &Reply) -> Execution {
+    let done = reply.ok && reply.command != REFUSED;
+    let head = if done {
+        format!("{} did {}", order.worker_name, order.action.word())
+    } else {
+        format!("{} did not {}", order.worker_name, order.action.word())
+    };
+    Execution {
+        status: if done {
+            ExecStatus::Completed
+        } else {
+            ExecStatus::Failed
+        },
+        result: format!("{head}: {}", reply.message)
+            .chars()
+            .take(3900)
+            .collect(),
+    }
+}
+
+/// Words at whitespace, stripped of the punctuation around them ("checksum," "「list」").
+fn words(text: &str) -> Vec<&str> {
+    text.split(char::is_whitespace)
+        .map(|w| {
+            w.trim_matches(|c: char| matches!(c, '"' | '\'' | '「' | '」' | '(' | ')'))
+                .trim_end_matches(['.', ',', ';', ':', '!', '?', '。', '、'])
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
 }
 
 fn execution(job: &Job, r: &RunResult) -> Execution {

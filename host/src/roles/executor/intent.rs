@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::skill::{ParamType, Skill};
+use crate::roles::worker::command::Action;
 
 /// The skill `text` asks for: a word naming it, else the longest of its intents found in the
 /// text (so "count the lines" beats "count").
@@ -32,6 +33,31 @@ pub fn skill_for<'a>(
         })
         .max_by_key(|(len, s)| (*len, std::cmp::Reverse(s.name.clone())))
         .map(|(_, s)| s)
+}
+
+/// The control command a task asks of a worker: its command word among the task's words
+/// (`pause`, `resume`, `adjust_params` with its `key=value` numbers), exactly one of them.
+/// Restarts are not here: they go through the two-step restart protocol (seed 000).
+pub fn control(words: &[&str]) -> Option<Action> {
+    let lower: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let asked: Vec<&str> = ["pause", "resume", "adjust_params"]
+        .into_iter()
+        .filter(|c| lower.iter().any(|w| w == c))
+        .collect();
+    match asked.as_slice() {
+        ["pause"] => Some(Action::Pause),
+        ["resume"] => Some(Action::Resume),
+        ["adjust_params"] => {
+            let changes: BTreeMap<String, f64> = words
+                .iter()
+                .filter_map(|w| w.split_once('='))
+                .filter_map(|(k, v)| Some((k.to_string(), v.parse::<f64>().ok()?)))
+                .filter(|(k, v)| !k.is_empty() && v.is_finite())
+                .collect();
+            (!changes.is_empty()).then_some(Action::AdjustParams(changes))
+        }
+        _ => None,
+    }
 }
 
 /// Adds to `args` what the text gives for `skill`'s required parameters that `key=value` words
@@ -120,6 +146,25 @@ mod tests {
             skill_for(text, &words(text), &s).unwrap().name,
             "count_lines"
         );
+    }
+
+    #[test]
+    fn a_task_asks_one_control_command_or_none() {
+        assert_eq!(control(&words("Pause the buddy")), Some(Action::Pause));
+        assert_eq!(control(&words("resume buddy")), Some(Action::Resume));
+        let adjust = control(&words("adjust_params run_timeout_secs=20 on the executor"));
+        assert_eq!(
+            adjust,
+            Some(Action::AdjustParams(BTreeMap::from([(
+                "run_timeout_secs".to_string(),
+                20.0
+            )])))
+        );
+        // Ambiguous, valueless or merely similar: nothing is commanded.
+        assert_eq!(control(&words("pause or resume the buddy")), None);
+        assert_eq!(control(&words("adjust_params of the buddy")), None);
+        assert_eq!(control(&words("adjust_params x=NaN")), None);
+        assert_eq!(control(&words("a paused buddy")), None);
     }
 
     #[test]
