@@ -18,6 +18,11 @@ pub(crate) struct Brain(std::process::Child);
 
 impl Brain {
     pub(crate) fn start(town: &TestTown, url: &str, name: &str) -> Self {
+        Self::start_at(town, url, name, 60)
+    }
+
+    /// A brain whose clock runs `speed` times faster.
+    pub(crate) fn start_at(town: &TestTown, url: &str, name: &str, speed: u32) -> Self {
         // Its log goes to TOWN/NAME.log (appended across restarts), read back when a test
         // gives up waiting on the brains.
         let log = std::fs::OpenOptions::new()
@@ -28,7 +33,7 @@ impl Brain {
         let child = soul_agent()
             .arg("--key")
             .arg(town.key_path(name))
-            .args(["--relay", url, "--speed", "60", "--town"])
+            .args(["--relay", url, "--speed", &speed.to_string(), "--town"])
             .arg(&town.dir)
             .stdout(Stdio::null())
             .stderr(log)
@@ -562,4 +567,64 @@ async fn the_owner_dms_gorilla_a_task_from_a_phone() {
     assert!(t.tags.event_ids().any(|e| *e == sent), "and the DM");
     let (_, d) = decision(&town, &c, task_id).await;
     assert_eq!(d.outcome, Outcome::Approved);
+}
+
+/// Issue 14 item 6: scheduled cycles cannot be skipped. At x3600 the six-hourly evaluation
+/// fires every 6 s; a brain's loop wakes every 10 ms, so a loop that recomputed "the next cycle
+/// after now" on each pass skipped about half of them. Every cycle after the first (which a
+/// brain may have started too late for) must carry all six evaluations; the proof that one was
+/// skipped is a later cycle's evaluations arriving while it still lacks some.
+#[tokio::test(flavor = "multi_thread")]
+async fn scheduled_cycles_fire_once_each_and_none_is_skipped() {
+    use std::collections::BTreeMap;
+
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let c = client(&relay.url, None).await;
+    let _brains: Vec<Brain> = ["panda", "gorilla", "triceratops"]
+        .iter()
+        .map(|n| Brain::start_at(&town, &relay.url, n, 3600))
+        .collect();
+    let verdict = wait_settled(
+        &c,
+        Filter::new().kind(SoulKind::Evaluation.kind()),
+        PATIENCE * 4,
+        |events| {
+            let mut cycles: BTreeMap<String, HashSet<(PublicKey, String)>> = BTreeMap::new();
+            for e in events {
+                if let Ok(ev) = parse::<Evaluation>(e) {
+                    let target = e
+                        .tags
+                        .public_keys()
+                        .next()
+                        .map(|p| p.to_hex())
+                        .unwrap_or_default();
+                    cycles
+                        .entry(ev.cycle)
+                        .or_default()
+                        .insert((e.pubkey, target));
+                }
+            }
+            let counts: Vec<(String, usize)> =
+                cycles.into_iter().map(|(k, v)| (k, v.len())).collect();
+            let full = |i: usize| counts.get(i).is_some_and(|(_, n)| *n == 6);
+            if full(1) && full(2) {
+                return Some(Ok(counts));
+            }
+            // Two cycles later, the second and third should long be complete.
+            if counts.len() >= 5 {
+                return Some(Err(counts));
+            }
+            None
+        },
+    )
+    .await;
+    match verdict {
+        Some(Ok(counts)) => assert!(counts.iter().skip(1).take(2).all(|(_, n)| *n == 6)),
+        Some(Err(counts)) => panic!(
+            "a scheduled cycle lacks evaluations (cycle, evaluations): {counts:?}{}",
+            brain_logs(&town)
+        ),
+        None => panic!("no two scheduled cycles in time{}", brain_logs(&town)),
+    }
 }

@@ -41,7 +41,7 @@ pub struct AgentArgs {
     /// Run the agent's clock N times faster.
     #[arg(long, default_value_t = 1.0)]
     speed: f64,
-    /// Seconds between heartbeats (town time).
+    /// Seconds between heartbeats (real time, whatever the clock speed: liveness is wall-clock).
     #[arg(long, default_value_t = 30)]
     heartbeat_secs: u64,
 }

@@ -28,7 +28,7 @@ use soul_kinds::{parse, Brains, SoulKind, Task};
 
 use crate::{Identity, Supervisor};
 use soul_link::clock::Clock;
-use soul_link::schedule::TownSchedule;
+use soul_link::schedule::{Cadence, TownSchedule};
 use soul_link::{live_since, Link};
 use soul_mind::brain::Lexicon;
 
@@ -210,14 +210,18 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
     );
     let mut done_manual = 0;
     let mut unfinished: Vec<String> = Vec::new();
+    // Each scheduled cycle is computed once and run once, whichever wake-up finds it due.
+    let mut cadence = setup
+        .evaluation
+        .clone()
+        .map(|schedule| Cadence::new(schedule, now_secs()));
     loop {
-        let next_cycle = next_scheduled(&setup);
         let cycle_due = tokio::time::sleep(
-            next_cycle
+            cadence
                 .as_ref()
-                .map_or(Duration::from_secs(3600), |(_, w)| *w),
+                .and_then(|c| c.wait(now_secs()))
+                .unwrap_or(Duration::from_secs(3600)),
         );
-        let mut scheduled: Option<String> = None;
         tokio::select! {
             n = notifications.recv() => match n {
                 Ok(RelayPoolNotification::Event { event, .. }) if kinds.contains(&event.kind) => {
@@ -244,9 +248,7 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
                 }
                 Err(_) => return Ok(()),
             },
-            _ = cycle_due, if next_cycle.is_some() => {
-                scheduled = next_cycle.map(|(at, _)| at);
-            }
+            _ = cycle_due => {}
             _ = tick.tick() => {}
         }
         params_of = evaluate::latest_params(&view.params_events, &setup.brains, &setup.owner);
@@ -273,7 +275,9 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
         let mut cycles: Vec<String> = std::mem::take(&mut unfinished);
         cycles.extend_from_slice(&view.manual_cycles[done_manual..]);
         done_manual = view.manual_cycles.len();
-        cycles.extend(scheduled);
+        if let Some(c) = cadence.as_mut() {
+            cycles.extend(c.due(now_secs()));
+        }
         for cycle in cycles {
             if let Err(e) = evaluate::run_cycle(
                 &ctx,
@@ -302,11 +306,9 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
     }
 }
 
-/// The next scheduled cycle: its name (town time) and the real wait.
-fn next_scheduled(setup: &BrainSetup) -> Option<(String, Duration)> {
-    let now = std::time::SystemTime::now()
+/// Real time in seconds since the epoch, as schedules read it.
+fn now_secs() -> f64 {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_secs_f64();
-    setup.evaluation.as_ref()?.next_after(now)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
