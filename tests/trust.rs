@@ -107,7 +107,7 @@ async fn a_strangers_result_for_a_decided_task_is_not_taken() {
                    "truncated": false, "elapsed_ms": 1}
     });
     stranger.send(triceratops, &forged.to_string()).await;
-    let line = wait_log(&up, &["ignored a run result"]);
+    let line = wait_log(&up, &["ignored a worker's reply"]);
     assert!(
         line.contains("someone else")
             || line.contains("no message of ours")
