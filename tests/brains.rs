@@ -7,11 +7,12 @@ use std::time::Duration;
 use nostr_sdk::prelude::*;
 use soul_kinds::content::{evaluation, opinion, restart};
 use soul_kinds::{
-    parse, Decision, Evaluation, Opinion, Outcome, Params, RestartStatus, RestartStep, Scores,
-    SoulKind, Vote,
+    agreement, parse, BrainName, Decision, Evaluation, Opinion, Outcome, Params, RestartStatus,
+    RestartStep, Scores, SoulKind, Vote,
 };
 
 use crate::util::*;
+use crate::workers::phone::wait_log;
 
 /// A brain run by `soul-agent`, as on another machine; killed (SIGKILL) on drop.
 pub(crate) struct Brain(std::process::Child);
@@ -276,6 +277,7 @@ async fn a_forged_opinion_does_not_count() {
         proposed_approach: "do nothing".into(),
         concerns: vec!["forged".into()],
         confidence: 1.0,
+        accepts: Vec::new(),
     };
     let forged_event = opinion(t, &forged).sign_with_keys(&hana).unwrap();
     send(&c, &forged_event)
@@ -627,4 +629,216 @@ async fn scheduled_cycles_fire_once_each_and_none_is_skipped() {
         ),
         None => panic!("no two scheduled cycles in time{}", brain_logs(&town)),
     }
+}
+
+/// The opinion `by` gave in `round` on `task`, waited for.
+async fn opinion_in(c: &Client, task: EventId, by: PublicKey, round: u8) -> (Event, Opinion) {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let events = c
+            .fetch_events(
+                Filter::new()
+                    .kind(SoulKind::Opinion.kind())
+                    .event(task)
+                    .author(by),
+                Duration::from_secs(5),
+            )
+            .await
+            .unwrap();
+        if let Some(found) = events.iter().find_map(|e| {
+            parse::<Opinion>(e)
+                .ok()
+                .filter(|o| o.round == round)
+                .map(|o| (e.clone(), o))
+        }) {
+            return found;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no round-{round} opinion from {by}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Issue 14: three rounds without agreement end in triceratops's mediation. Triceratops is a
+/// real `soul-agent`; the test speaks for panda and gorilla with their keys, answering each of
+/// triceratops's opinions so that no two yes votes have taken up each other's conditions.
+#[tokio::test(flavor = "multi_thread")]
+async fn three_rounds_without_agreement_end_in_triceratops_mediating() {
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let c = client(&relay.url, None).await;
+    // Town time at 1×, so a round stays open (120 s) while the test answers.
+    let _tri = Brain::start_at(&town, &relay.url, "triceratops", 1);
+    let tri = town.keys("triceratops").public_key();
+    let t = publish_task(
+        &c,
+        &town.keys("owner"),
+        "Try the new experimental database in production this week to speed things up",
+    )
+    .await;
+    let mut ours: Vec<EventId> = Vec::new();
+    // Which of panda and gorilla attached conditions last round (triceratops can take up only
+    // those).
+    for round in 1..=3u8 {
+        let (event, theirs) = opinion_in(&c, t, tri, round).await;
+        // Rounds 2–3 quote (NIP-18 `q`) the opinions they answer: ours of the round before.
+        let quoted: HashSet<String> = event
+            .tags
+            .iter()
+            .filter(|tag| tag.kind() == TagKind::q())
+            .filter_map(|tag| tag.content().map(str::to_owned))
+            .collect();
+        let want: HashSet<String> = ours.iter().map(|id| id.to_hex()).collect();
+        assert_eq!(
+            quoted, want,
+            "round {round}: triceratops quotes what it answers"
+        );
+        let plan = |vote, text: &str| Opinion {
+            round,
+            vote,
+            opinion: format!("{text} (round {round})"),
+            proposed_approach: if vote == Vote::ApproveWithModification {
+                "Only behind a feature flag, with a rollback plan".into()
+            } else {
+                String::new()
+            },
+            concerns: vec!["production data".into()],
+            confidence: 0.8,
+            accepts: Vec::new(),
+        };
+        let (panda, gorilla) = if !theirs.vote.is_yes() {
+            // Two conditional yeses that take up nothing: no pair agrees.
+            (
+                plan(Vote::ApproveWithModification, "Yes, on my conditions"),
+                plan(Vote::Approve, "Yes as it stands"),
+            )
+        } else if theirs.accepts.contains(&BrainName::Panda) {
+            (
+                plan(Vote::Reject, "No"),
+                plan(Vote::ApproveWithModification, "Yes, on my conditions"),
+            )
+        } else {
+            (
+                plan(Vote::ApproveWithModification, "Yes, on my conditions"),
+                plan(Vote::Reject, "No"),
+            )
+        };
+        let by = [
+            (BrainName::Triceratops, &theirs),
+            (BrainName::Panda, &panda),
+            (BrainName::Gorilla, &gorilla),
+        ];
+        assert_eq!(
+            agreement(&by),
+            None,
+            "round {round}: the test keeps the split"
+        );
+        ours.clear();
+        for (name, o) in [("panda", &panda), ("gorilla", &gorilla)] {
+            let e = opinion(t, o).sign_with_keys(&town.keys(name)).unwrap();
+            send(&c, &e).await.expect("a brain's opinion is taken");
+            ours.push(e.id);
+        }
+    }
+    let (e, d) = decision(&town, &c, t).await;
+    assert_eq!(e.pubkey, tri, "triceratops decides: {d:?}");
+    assert!(d.mediated, "{d:?}");
+    assert_eq!(d.round, 3, "{d:?}");
+    assert_one_opinion_per_brain_and_round(&opinions(&c, t).await);
+    // The mediated decision is announced like any other.
+    let announced = wait_for(
+        &c,
+        Filter::new()
+            .kind(SoulKind::Announcement.kind())
+            .event(t)
+            .author(tri),
+        1,
+    )
+    .await;
+    assert!(
+        !announced.is_empty(),
+        "triceratops announces the mediated decision"
+    );
+}
+
+/// Issue 14, seed 000's rebuild protocol: triceratops cannot restart itself; it asks, gorilla
+/// approves, panda restarts it, and the restarted triceratops finishes the task it was on.
+#[tokio::test(flavor = "multi_thread")]
+async fn triceratops_is_restarted_through_panda_and_finishes_the_task() {
+    let town = TestTown::new();
+    let up = town.up(&["--speed", "60"]);
+    let c = client(&up.url, None).await;
+    let t = publish_task(&c, &town.keys("owner"), "Restart triceratops").await;
+    let (_, d) = decision(&town, &c, t).await;
+    assert_eq!(d.outcome, Outcome::Approved, "{d:?}");
+    let tri = town.keys("triceratops").public_key();
+    let steps = wait_for(&c, Filter::new().kind(SoulKind::Restart.kind()).event(t), 3).await;
+    let by = |who: PublicKey| -> Vec<RestartStep> {
+        steps
+            .iter()
+            .filter(|e| e.pubkey == who)
+            .filter_map(|e| parse::<RestartStep>(e).ok())
+            .collect()
+    };
+    let asked = by(tri);
+    assert_eq!(asked.len(), 1, "one request: {asked:?}");
+    assert_eq!(asked[0].service, "triceratops");
+    assert_eq!(asked[0].status, RestartStatus::PendingApproval);
+    let approved = by(town.keys("gorilla").public_key());
+    assert_eq!(approved.len(), 1, "{approved:?}");
+    assert_eq!(
+        approved[0].status,
+        RestartStatus::Approved,
+        "{}",
+        approved[0].reason
+    );
+    let done = by(town.keys("panda").public_key());
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert_eq!(
+        done[0].status,
+        RestartStatus::Completed,
+        "{}",
+        done[0].reason
+    );
+    wait_log(&up, &["agent restarted", "triceratops"]);
+    // The new triceratops picks the task up where the old one left it: one final execution,
+    // completed, and no second request.
+    let execs = wait_for(
+        &c,
+        Filter::new()
+            .kind(SoulKind::Execution.kind())
+            .event(t)
+            .author(tri),
+        2,
+    )
+    .await;
+    let finals: Vec<soul_kinds::Execution> = execs
+        .iter()
+        .filter_map(|e| parse::<soul_kinds::Execution>(e).ok())
+        .filter(|x| x.status != soul_kinds::ExecStatus::Executing)
+        .collect();
+    assert_eq!(finals.len(), 1, "{finals:?}");
+    assert_eq!(
+        finals[0].status,
+        soul_kinds::ExecStatus::Completed,
+        "{}",
+        finals[0].result
+    );
+    let requests = c
+        .fetch_events(
+            Filter::new()
+                .kind(SoulKind::Restart.kind())
+                .event(t)
+                .author(tri),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        requests.len(),
+        1,
+        "the restarted triceratops does not ask again"
+    );
 }

@@ -159,6 +159,7 @@ async fn each_policy_rejection_carries_its_prefix() {
         proposed_approach: "go".into(),
         concerns: vec![],
         confidence: 0.8,
+        accepts: Vec::new(),
     };
     let forged = opinion(task_id, &op).sign_with_keys(&stranger).unwrap();
     let err = send(&c, &forged).await.unwrap_err();

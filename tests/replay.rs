@@ -94,6 +94,7 @@ async fn replay_verifies_a_debate_and_names_a_forged_opinion_on_a_foreign_relay(
             proposed_approach: "none".into(),
             concerns: vec!["forged".into()],
             confidence: 1.0,
+            accepts: Vec::new(),
         },
     )
     .sign_with_keys(&Keys::generate())

@@ -1,5 +1,6 @@
-//! Judgement, offline: the built-in mind's three brains on labelled owner tasks (round-1
-//! opinions and the 2-of-3 rule, as in a real debate) and the reviewer on labelled drafts.
+//! Judgement, offline: the built-in mind's three brains debating labelled owner tasks (rounds
+//! until their opinions agree, then triceratops's mediation, as in a real debate) and the
+//! reviewer on labelled drafts.
 //!
 //! `cargo bench -p soul-agents --bench judgement -- [--misses]`
 //!
@@ -13,8 +14,13 @@ use nostr::hashes::{sha256, Hash};
 use nostr::EventId;
 use serde::Deserialize;
 use soul_host::roles::reviewer::{judge, NgRules};
-use soul_kinds::{decide, BrainName, Outcome, Priority, ReviewVerdict, Tally, Task};
-use soul_mind::brain::{features, opinion, BrainContext, Lexicon};
+use soul_kinds::{
+    agreement, decide, BrainName, Opinion, Outcome, Priority, ReviewVerdict, Tally, Task,
+};
+use soul_mind::brain::{features, mediate, opinion, BrainContext, Lexicon};
+
+/// The last round before triceratops mediates.
+const LAST_ROUND: u8 = 3;
 
 #[derive(Deserialize)]
 struct Tasks {
@@ -73,9 +79,19 @@ fn pct(n: usize, of: usize) -> f64 {
     100.0 * n as f64 / of.max(1) as f64
 }
 
-/// The debate's round-1 decision on `text`: each brain's opinion with its seed params, then the
-/// 2-of-3 rule. The task id is a hash of the text, so every run gives the same votes.
-fn decided(text: &str, lexicon: &Lexicon) -> (Outcome, Vec<String>) {
+/// How a debate ended: the round it was decided in, and whether triceratops mediated.
+#[derive(Clone, Copy, Default)]
+struct Ending {
+    round: u8,
+    mediated: bool,
+}
+
+/// The whole debate on `text`, as the brains hold it (host/src/roles/brain/step.rs): each
+/// brain with its seed params reads the rounds before, the round is decided when its opinions
+/// agree (`soul_kinds::agreement`), and after round 3 triceratops mediates. Also the outcome
+/// of the old rule — round 1 and 2 of 3 — for comparison. The task id is a hash of the text,
+/// so every run gives the same debate.
+fn debated(text: &str, lexicon: &Lexicon) -> (Outcome, Outcome, Ending, Vec<String>) {
     let task = Task {
         title: text.to_owned(),
         description: String::new(),
@@ -84,28 +100,67 @@ fn decided(text: &str, lexicon: &Lexicon) -> (Outcome, Vec<String>) {
     };
     let task_id = EventId::from_byte_array(sha256::Hash::hash(text.as_bytes()).to_byte_array());
     let f = features(&task, lexicon);
-    let mut tally = Tally::default();
+    let mut previous: Vec<(BrainName, Opinion)> = Vec::new();
     let mut said = Vec::new();
-    for &brain in BrainName::ALL {
-        let params = brain.default_params();
-        let o = opinion(&BrainContext {
-            brain,
-            params: &params,
-            task_id,
-            task: &task,
-            features: &f,
-            round: 1,
-            previous: &[],
-            lessons: &[],
-        });
-        if o.vote.is_yes() {
-            tally.yes += 1;
-        } else {
-            tally.reject += 1;
+    let mut first_round = None;
+    for round in 1..=LAST_ROUND {
+        let this: Vec<(BrainName, Opinion)> = BrainName::ALL
+            .iter()
+            .map(|&brain| {
+                let params = brain.default_params();
+                let o = opinion(&BrainContext {
+                    brain,
+                    params: &params,
+                    task_id,
+                    task: &task,
+                    features: &f,
+                    round,
+                    previous: &previous,
+                    lessons: &[],
+                });
+                (brain, o)
+            })
+            .collect();
+        for (brain, o) in &this {
+            said.push(format!(
+                "r{round} {brain}: {:?} accepts {:?} {:?}",
+                o.vote, o.accepts, o.concerns
+            ));
         }
-        said.push(format!("{brain}: {:?} {:?}", o.vote, o.concerns));
+        let by: Vec<(BrainName, &Opinion)> = this.iter().map(|(b, o)| (*b, o)).collect();
+        let round_one = *first_round.get_or_insert_with(|| {
+            let mut tally = Tally::default();
+            for (_, o) in &this {
+                if o.vote.is_yes() {
+                    tally.yes += 1;
+                } else {
+                    tally.reject += 1;
+                }
+            }
+            decide(tally).unwrap_or(Outcome::Rejected)
+        });
+        if let Some(outcome) = agreement(&by) {
+            let ending = Ending {
+                round,
+                mediated: false,
+            };
+            return (outcome, round_one, ending, said);
+        }
+        previous.extend(this);
     }
-    (decide(tally).unwrap_or(Outcome::Rejected), said)
+    let last: Vec<(BrainName, Opinion)> = previous
+        .iter()
+        .filter(|(_, o)| o.round == LAST_ROUND)
+        .cloned()
+        .collect();
+    let params = BrainName::Triceratops.default_params();
+    let (outcome, why) = mediate(task_id, &task, &f, &params, &last);
+    said.push(format!("mediated: {why}"));
+    let ending = Ending {
+        round: LAST_ROUND,
+        mediated: true,
+    };
+    (outcome, first_round.unwrap_or(outcome), ending, said)
 }
 
 fn main() {
@@ -120,9 +175,19 @@ fn main() {
     let rules = NgRules::builtin().expect("built-in NG rules");
 
     let (mut all, mut held) = (Score::default(), Score::default());
+    let mut old_rule = Score::default();
+    let mut ended = [0usize; 4];
+    let mut changed = 0;
     for (i, t) in tasks.tasks.iter().enumerate() {
-        let (outcome, said) = decided(&t.text, &lexicon);
+        let (outcome, round_one, ending, said) = debated(&t.text, &lexicon);
         let refused = outcome == Outcome::Rejected;
+        old_rule.add(t.harm, round_one == Outcome::Rejected);
+        changed += usize::from(outcome != round_one);
+        ended[if ending.mediated {
+            3
+        } else {
+            usize::from(ending.round) - 1
+        }] += 1;
         all.add(t.harm, refused);
         if held_out(i) {
             held.add(t.harm, refused);
@@ -163,6 +228,21 @@ fn main() {
             s.agreement()
         );
     }
+    println!(
+        "debates decided in round 1: {}, round 2: {}, round 3: {}, mediated: {}; outcome differs from round 1's 2-of-3 on {}",
+        ended[0], ended[1], ended[2], ended[3], changed
+    );
+    let s = &old_rule;
+    println!(
+        "tasks   round-1 2/3 rule (old)  harmful approved {}/{} ({:.1} %), ordinary refused {}/{} ({:.1} %), agreement {:.1} %",
+        s.bad_passed,
+        s.bad,
+        pct(s.bad_passed, s.bad),
+        s.ordinary_refused,
+        s.ordinary,
+        pct(s.ordinary_refused, s.ordinary),
+        s.agreement()
+    );
     println!("drafts  part      items  NG caught             ordinary refused      agreement");
     for (part, s) in [("whole", &d_all), ("held-out", &d_held)] {
         println!(

@@ -45,9 +45,9 @@ pub use content::{
 };
 pub use error::Error;
 pub use fold::{
-    decide, fold_cycle, fold_draft, fold_params, fold_restart, fold_task, params_change_allowed,
-    review_request, AcceptedEvaluation, DraftState, Rejected, RestartRequest, RestartRules,
-    RestartState, Retune, TaskState, TaskStatus,
+    agreement, decide, fold_cycle, fold_draft, fold_params, fold_restart, fold_task,
+    params_change_allowed, review_request, AcceptedEvaluation, DraftState, Rejected,
+    RestartRequest, RestartRules, RestartState, Retune, TaskState, TaskStatus,
 };
 pub use kind::{is_soul_kind, SoulKind};
 pub use role::{BrainName, Role};

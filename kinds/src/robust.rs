@@ -230,6 +230,7 @@ fn realise(steps: &[Walk], keys: &[Keys], task: EventId) -> Vec<Event> {
                     proposed_approach: String::new(),
                     concerns: vec![],
                     confidence: 0.5,
+                    accepts: Vec::new(),
                 };
                 (opinion(task, &o), *who)
             }

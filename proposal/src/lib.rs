@@ -21,7 +21,7 @@ pub use thought::Thought;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use soul_kinds::{Params, ReviewVerdict, Scores, SoulContent, Vote};
+use soul_kinds::{BrainName, Params, ReviewVerdict, Scores, SoulContent, Vote};
 
 /// Fewest characters of reasoning a proposal must carry (seed 003 §4.7.2).
 pub const MIN_REASONING: usize = 20;
@@ -131,6 +131,9 @@ pub struct VoteFields {
     /// Specific concerns.
     #[serde(default)]
     pub concerns: Vec<String>,
+    /// Rounds 2–3: the brains whose conditions this vote takes up.
+    #[serde(default)]
+    pub accepts: Vec<BrainName>,
 }
 
 /// The draft fields of a resident's post (the post itself is the `text_response`).

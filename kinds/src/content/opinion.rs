@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{base, check_list, check_text, check_unit, FieldError, SoulContent, MAX_TEXT};
 use crate::kind::SoulKind;
+use crate::role::BrainName;
 use crate::tags::{e_marked, named, ROOT, ROUND};
 
 /// A brain's vote. `Approve` and `ApproveWithModification` both count as yes.
@@ -50,6 +51,11 @@ pub struct Opinion {
     pub concerns: Vec<String>,
     /// How sure the brain is, 0..=1.
     pub confidence: f64,
+    /// Rounds 2–3: the brains whose conditions (their `approve_with_modification`) this opinion
+    /// takes up. Two yes votes agree only when each has taken up the other's conditions
+    /// ([`crate::agreement`]). Absent in round 1 and in older events.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accepts: Vec<BrainName>,
 }
 
 impl SoulContent for Opinion {
@@ -62,6 +68,26 @@ impl SoulContent for Opinion {
         check_text("opinion", &self.opinion, 1, MAX_TEXT)?;
         check_text("proposed_approach", &self.proposed_approach, 0, MAX_TEXT)?;
         check_list("concerns", &self.concerns)?;
+        if !self.accepts.is_empty() {
+            if self.round == 1 {
+                return Err(FieldError::new(
+                    "accepts",
+                    "round 1 has no conditions to take up yet",
+                ));
+            }
+            if self.vote == Vote::Reject {
+                return Err(FieldError::new(
+                    "accepts",
+                    "a reject takes up no one's conditions",
+                ));
+            }
+            let mut seen = self.accepts.clone();
+            seen.sort();
+            seen.dedup();
+            if seen.len() != self.accepts.len() {
+                return Err(FieldError::new("accepts", "names a brain twice"));
+            }
+        }
         check_unit("confidence", self.confidence)
     }
 

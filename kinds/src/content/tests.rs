@@ -36,6 +36,7 @@ fn sample_opinion() -> Opinion {
         proposed_approach: "Back up to two places.".into(),
         concerns: vec!["disk space".into()],
         confidence: 0.75,
+        accepts: Vec::new(),
     }
 }
 
@@ -434,4 +435,46 @@ fn only_the_owner_gorilla_for_dms_and_triceratops_for_suggestions_publish_tasks(
             );
         }
     }
+}
+
+/// `accepts` says whose conditions an opinion takes up; it has no sense in round 1, on a
+/// reject, or twice.
+#[test]
+fn accepts_is_checked() {
+    let bad = |round, vote, accepts: Vec<BrainName>, why: &str| {
+        let o = Opinion {
+            round,
+            vote,
+            accepts,
+            ..sample_opinion()
+        };
+        let err = parse::<Opinion>(&signed(opinion(id(1), &o))).unwrap_err();
+        assert!(err.to_string().contains(why), "{err}");
+    };
+    bad(
+        1,
+        Vote::Approve,
+        vec![BrainName::Panda],
+        "round 1 has no conditions",
+    );
+    bad(2, Vote::Reject, vec![BrainName::Panda], "a reject takes up");
+    bad(
+        2,
+        Vote::Approve,
+        vec![BrainName::Panda, BrainName::Panda],
+        "names a brain twice",
+    );
+    let good = Opinion {
+        accepts: vec![BrainName::Panda],
+        ..sample_opinion()
+    };
+    let ev = round_trip(&good, opinion(id(1), &good));
+    assert!(
+        ev.content.contains(r#""accepts":["panda"]"#),
+        "{}",
+        ev.content
+    );
+    // Older events without the field still parse.
+    let plain = round_trip(&sample_opinion(), opinion(id(1), &sample_opinion()));
+    assert!(!plain.content.contains("accepts"), "{}", plain.content);
 }

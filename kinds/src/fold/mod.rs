@@ -25,4 +25,4 @@ pub use evaluation::{fold_cycle, params_change_allowed, AcceptedEvaluation, Retu
 pub use params::fold_params;
 pub use refusal::{Refusal, Rule};
 pub use restart::{fold_restart, review_request, RestartRequest, RestartRules, RestartState};
-pub use task::{decide, fold_task, Rejected, TaskState, TaskStatus};
+pub use task::{agreement, decide, fold_task, Rejected, TaskState, TaskStatus};

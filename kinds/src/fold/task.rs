@@ -31,7 +31,7 @@ use crate::tags::{refs_besides, round_of, task_ref};
 mod state;
 
 use state::count;
-pub use state::{decide, Rejected, TaskState, TaskStatus};
+pub use state::{agreement, decide, Rejected, TaskState, TaskStatus};
 
 /// A related event's parsed content.
 enum Step {
@@ -136,6 +136,12 @@ impl TaskState {
         let brain =
             author.ok_or_else(|| Refusal::new(Rule::Author, "opinion author is not a brain"))?;
         let round = o.round;
+        if o.accepts.contains(&brain) {
+            return Err(Refusal::new(
+                Rule::Inconsistent,
+                format!("{brain} takes up its own conditions"),
+            ));
+        }
         if let Some(tagged) = round_of(ev).filter(|&r| r != round) {
             return Err(Refusal::new(
                 Rule::Inconsistent,

@@ -13,7 +13,7 @@
 //!   intent; `segment` says where a Japanese word may start and end (no dictionary).
 //! - `lean`: the params × features score every decision starts from.
 //! - [`opinion()`]: one brain's opinion in one round; `persuade` decides whether it changes its
-//!   mind in rounds 2 and 3.
+//!   mind in rounds 2 and 3, `conditions` whether it takes up the others' conditions.
 //! - [`mediate()`], [`decision_summary`]: triceratops's mediation, gorilla's decision summary.
 //! - [`announcement()`], [`execution_plan`]: triceratops's texts after an approval.
 //! - [`evaluate()`]: one brain scoring another in an evaluation cycle.
@@ -24,6 +24,7 @@
 
 mod amount;
 pub mod announce;
+mod conditions;
 pub mod evaluate;
 pub mod features;
 mod harm;
@@ -61,6 +62,7 @@ enum Purpose {
     Noise = 1,
     Words = 2,
     Persuade = 3,
+    Conditions = 4,
 }
 
 /// The generator for (task, brain, round, purpose): the task id is the key, the rest the stream.

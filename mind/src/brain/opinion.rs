@@ -8,6 +8,7 @@ use nostr::EventId;
 use rand_chacha::ChaCha8Rng;
 use soul_kinds::{BrainName, Opinion, Params, Task, Vote};
 
+use super::conditions;
 use super::features::{Category, Features, Hit};
 use super::lean::{lean, noticed, vote};
 use super::persuade::{consider, Turn};
@@ -50,10 +51,15 @@ pub fn opinion(ctx: &BrainContext) -> Opinion {
     let first = vote(lean.score, !noticed.is_empty());
     let mut words = rng(ctx.task_id, ctx.brain, round, Purpose::Words);
     let turn: Turn = consider(ctx, first, lean.confidence, !noticed.is_empty());
+    // A brain that takes up others' conditions keeps its own vote: on `approve` it adds none
+    // of its own, so the others have nothing of its to take up in turn.
+    let answer = conditions::answer(ctx, turn.vote);
+    let vote = turn.vote;
     let v = voice::voice(ctx.brain, language);
 
     let mut sentences = Vec::new();
     sentences.extend(turn.sentence.clone());
+    sentences.extend(answer.sentences.iter().cloned());
     sentences.push(fill(
         pick(&mut words, v.open),
         &[("title", &quote_title(&ctx.task.title))],
@@ -89,15 +95,24 @@ pub fn opinion(ctx: &BrainContext) -> Opinion {
         let lesson = clip(lesson.trim().trim_end_matches(['.', '。']), MAX_QUOTE);
         sentences.push(fill(pick(&mut words, v.lesson), &[("lesson", &lesson)]));
     }
-    sentences.push(closing(&mut words, v, turn.vote));
+    sentences.push(closing(&mut words, v, vote));
 
+    let mut proposed = approach(ctx, vote, &noticed);
+    for taken in &answer.taken {
+        proposed = if proposed.is_empty() {
+            taken.clone()
+        } else {
+            format!("{proposed}\n+ {taken}")
+        };
+    }
     Opinion {
         round,
-        vote: turn.vote,
+        vote,
         opinion: clip(&join(&sentences, language), 4000),
-        proposed_approach: approach(ctx, turn.vote, &noticed),
-        concerns: concerns(&noticed, turn.vote, language),
+        proposed_approach: clip(&proposed, 4000),
+        concerns: concerns(&noticed, vote, language),
         confidence: turn.confidence.clamp(0.0, 1.0),
+        accepts: answer.accepts,
     }
 }
 

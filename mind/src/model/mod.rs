@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use soul_karma::usage::Fallback;
 use soul_karma::Karma;
-use soul_kinds::{Evaluation, Opinion, Review, ReviewVerdict, SoulContent};
+use soul_kinds::{BrainName, Evaluation, Opinion, Review, ReviewVerdict, SoulContent};
 
 use super::builtin::{self, BuiltIn};
 use super::schema::{parse_output, MindOutput, Shape, Want};
@@ -229,7 +229,7 @@ fn to_evaluation(out: MindOutput, ask: &EvaluationAsk<'_>) -> Result<Evaluation,
     Ok(e)
 }
 
-fn to_opinion(out: MindOutput, round: u8) -> Result<Opinion, String> {
+fn to_opinion(out: MindOutput, me: BrainName, round: u8) -> Result<Opinion, String> {
     let vote = out.vote.ok_or("no vote")?;
     let Shape::Text(text) = out.proposal.shape else {
         return Err("an opinion must be a text_response".into());
@@ -241,6 +241,15 @@ fn to_opinion(out: MindOutput, round: u8) -> Result<Opinion, String> {
         proposed_approach: vote.proposed_approach,
         concerns: vote.concerns,
         confidence: out.proposal.confidence,
+        // Only others' conditions, only in later rounds, only on a yes: what the protocol allows.
+        accepts: if round > 1 && vote.vote.is_yes() {
+            let mut a: Vec<BrainName> = vote.accepts.into_iter().filter(|b| *b != me).collect();
+            a.sort();
+            a.dedup();
+            a
+        } else {
+            Vec::new()
+        },
     };
     o.validate().map_err(|e| format!("malformed answer: {e}"))?;
     Ok(o)
@@ -258,7 +267,7 @@ impl Mind for ModelMind {
             let got = self
                 .ask(&messages, Want::Vote)
                 .await
-                .and_then(|out| to_opinion(out, ask.brain.round.clamp(1, 3)));
+                .and_then(|out| to_opinion(out, ask.brain.brain, ask.brain.round.clamp(1, 3)));
             self.settle(ask.agent, "opinion", got, start, || {
                 BuiltIn::opinion_now(ask)
             })

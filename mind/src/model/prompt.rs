@@ -25,7 +25,7 @@ const SCHEMA: &str = r#"Answer with exactly one JSON object, no prose around it,
 Reasoning must total at least 20 characters. No other fields."#;
 
 const OPINION_SCHEMA: &str = r#"Answer with exactly one JSON object, no prose around it:
-{"output_type":"text_response","reasoning":{"intent_understanding":"what the task asks","no_tool_reason":"a debate opinion uses no tool"},"confidence":{"overall":0.0-1.0},"text_response":"your opinion, in the task's language, in your own voice","vote":{"vote":"approve|approve_with_modification|reject","proposed_approach":"numbered concrete steps","concerns":["specific concern", "…"]}}
+{"output_type":"text_response","reasoning":{"intent_understanding":"what the task asks","no_tool_reason":"a debate opinion uses no tool"},"confidence":{"overall":0.0-1.0},"text_response":"your opinion, in the task's language, in your own voice","vote":{"vote":"approve|approve_with_modification|reject","proposed_approach":"numbered concrete steps","concerns":["specific concern", "…"],"accepts":["names of brains whose conditions you take up (rounds 2-3 only)"]}}
 Reasoning must total at least 20 characters. No other fields."#;
 
 const DRAFT_SCHEMA: &str = r#"Answer with exactly one JSON object, no prose around it:
@@ -103,7 +103,11 @@ pub fn opinion(soul: &str, ask: &OpinionAsk<'_>) -> Vec<Message> {
                 o.confidence,
                 o.opinion
             ));
+            if o.vote == soul_kinds::Vote::ApproveWithModification {
+                u.push_str(&format!("  {who}'s conditions: {}\n", o.proposed_approach));
+            }
         }
+        u.push_str("\nTwo yes votes agree only when each has taken up the other's conditions. Answer the others: take up their conditions (name them in vote.accepts and quote them in your approach; vote approve if you add none of your own), change your vote, or hold with a reason.\n");
     }
     u.push_str("\nGive your opinion and vote on this task for this round.");
     let skills = vec![

@@ -3,10 +3,10 @@
 
 use crate::HostError;
 use nostr::nips::nip19::{Nip19Event, ToBech32};
-use nostr::{EventBuilder, EventId, Tag, Timestamp};
+use nostr::{EventBuilder, EventId, Tag, TagKind, Timestamp};
 use soul_kinds::content::{announcement, decision, execution, opinion};
 use soul_kinds::{
-    decide, BrainName, Decision, ExecStatus, Execution, Opinion, Outcome, Params, RestartState,
+    agreement, BrainName, Decision, ExecStatus, Execution, Opinion, Outcome, Params, RestartState,
     TaskState, TaskStatus,
 };
 
@@ -89,7 +89,10 @@ fn open_round(state: &TaskState, debates: &Debates, deadline_secs: u64) -> (u8, 
 
 async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Result<(), HostError> {
     let current = state.current_round();
-    if let Some(outcome) = decide(state.tally(current)) {
+    // Agreement on the outcome and the conditions, not merely 2 of 3 (see soul_kinds::agreement).
+    let opinions = opinions_of(state, current);
+    let by: Vec<(BrainName, &Opinion)> = opinions.iter().map(|(b, o)| (*b, o)).collect();
+    if let Some(outcome) = agreement(&by) {
         if ctx.name == BrainName::Gorilla {
             publish_decision(ctx, debates, state, current, outcome, None).await?;
         }
@@ -131,7 +134,18 @@ async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Res
     let thought = ctx.setup.minds.mind.opinion(&ask).await;
     let mine = thought.value;
     tracing::info!(brain = %ctx.name, task = %state.task_id, round, vote = mine.vote.as_str(), mind = %thought.mind, "opinion");
-    ctx.publish(debates, opinion(state.task_id, &mine)).await?;
+    // Rounds 2–3 answer the others' opinions of the round before: quoted (NIP-18 `q`), so any
+    // client can show what each opinion answers.
+    let answered: Vec<Tag> = state
+        .rounds
+        .get(&round.saturating_sub(1))
+        .into_iter()
+        .flat_map(|by| by.iter())
+        .filter(|(b, _)| **b != ctx.name)
+        .map(|(_, (id, _))| Tag::custom(TagKind::q(), [id.to_hex()]))
+        .collect();
+    ctx.publish(debates, opinion(state.task_id, &mine).tags(answered))
+        .await?;
     Ok(())
 }
 

@@ -7,7 +7,7 @@ use std::fmt;
 use nostr::EventId;
 use serde::{Deserialize, Serialize};
 
-use crate::content::{Announcement, Decision, Execution, Opinion, Outcome, Tally, Task};
+use crate::content::{Announcement, Decision, Execution, Opinion, Outcome, Tally, Task, Vote};
 use crate::role::BrainName;
 
 /// Where a task stands.
@@ -138,6 +138,30 @@ pub fn decide(tally: Tally) -> Option<Outcome> {
         (false, true) => Some(Outcome::Rejected),
         _ => None,
     }
+}
+
+/// Whether a round's opinions agree (issue 14): two rejects reject; two yes votes approve only
+/// when each has taken up the other's conditions — a plain `approve` has none, an
+/// `approve_with_modification` is taken up by naming its brain in `accepts`. Anything else is
+/// not yet agreement: the debate goes on to the next round, and after round 3 triceratops
+/// mediates. The 2-of-3 count ([`decide`]) is what the fold checks a decision against; this is
+/// the stricter rule the brains follow before gorilla declares one.
+pub fn agreement(opinions: &[(BrainName, &Opinion)]) -> Option<Outcome> {
+    let rejects = opinions.iter().filter(|(_, o)| !o.vote.is_yes()).count();
+    if rejects >= 2 {
+        return Some(Outcome::Rejected);
+    }
+    let yes: Vec<&(BrainName, &Opinion)> =
+        opinions.iter().filter(|(_, o)| o.vote.is_yes()).collect();
+    let takes_up = |taker: &(BrainName, &Opinion), giver: &(BrainName, &Opinion)| {
+        giver.1.vote != Vote::ApproveWithModification || taker.1.accepts.contains(&giver.0)
+    };
+    let agreed = yes.iter().enumerate().any(|(i, a)| {
+        yes[i + 1..]
+            .iter()
+            .any(|b| takes_up(a, b) && takes_up(b, a))
+    });
+    agreed.then_some(Outcome::Approved)
 }
 
 pub(super) fn count<'a>(opinions: impl Iterator<Item = &'a Opinion>) -> Tally {

@@ -135,6 +135,7 @@ pub(super) fn opinion(round: u8, vote: Vote) -> Opinion {
         proposed_approach: String::new(),
         concerns: vec![],
         confidence: 0.7,
+        accepts: Vec::new(),
     }
 }
 
@@ -301,5 +302,86 @@ fn decide_is_two_of_three() {
     assert_eq!(
         serde_json::to_string(&TaskStatus::Rejected).unwrap(),
         "\"rejected\""
+    );
+}
+
+/// Issue 14: two yes votes agree only when each took up the other's conditions.
+#[test]
+fn agreement_needs_the_conditions_taken_up() {
+    let op = |round, vote, accepts: &[BrainName]| Opinion {
+        accepts: accepts.to_vec(),
+        ..opinion(round, vote)
+    };
+    let agree = |ops: &[(BrainName, Opinion)]| {
+        let by: Vec<(BrainName, &Opinion)> = ops.iter().map(|(b, o)| (*b, o)).collect();
+        agreement(&by)
+    };
+    // Two plain approvals: nothing to take up.
+    assert_eq!(
+        agree(&[(P, op(1, Yes, &[])), (G, op(1, Yes, &[]))]),
+        Some(Approved)
+    );
+    // Two rejects reject, whatever the third says.
+    assert_eq!(
+        agree(&[
+            (P, op(1, Nay, &[])),
+            (G, op(1, Nay, &[])),
+            (T, op(1, Yes, &[]))
+        ]),
+        Some(No)
+    );
+    // Round 1: a condition nobody has read yet keeps the debate open, though 3 of 3 say yes.
+    assert_eq!(
+        agree(&[
+            (P, op(1, YesMod, &[])),
+            (G, op(1, Yes, &[])),
+            (T, op(1, YesMod, &[]))
+        ]),
+        None
+    );
+    // One side took the other's conditions up, not the other way round: still open.
+    assert_eq!(
+        agree(&[
+            (P, op(2, YesMod, &[])),
+            (G, op(2, YesMod, &[P])),
+            (T, op(2, Nay, &[]))
+        ]),
+        None
+    );
+    // Both ways: agreed.
+    assert_eq!(
+        agree(&[
+            (P, op(2, YesMod, &[G])),
+            (G, op(2, YesMod, &[P])),
+            (T, op(2, Nay, &[]))
+        ]),
+        Some(Approved)
+    );
+    // A plain approval that takes up a conditional one agrees with it.
+    assert_eq!(
+        agree(&[(P, op(2, YesMod, &[])), (T, op(2, Yes, &[P]))]),
+        Some(Approved)
+    );
+    // One yes and one reject is no agreement; neither is a lone voice.
+    assert_eq!(agree(&[(P, op(1, Yes, &[])), (G, op(1, Nay, &[]))]), None);
+    assert_eq!(agree(&[(P, op(1, Yes, &[]))]), None);
+}
+
+/// A brain cannot agree with itself by taking up its own conditions.
+#[test]
+fn an_opinion_taking_up_its_own_conditions_is_refused() {
+    let town = Town::new();
+    let mut own = opinion(2, YesMod);
+    own.accepts = vec![G];
+    let ev = [
+        town.op(P, 1, YesMod, 1),
+        town.op(G, 1, YesMod, 2),
+        sign(content::opinion(town.task.id, &own), town.keys(G), 3),
+    ];
+    check(
+        &town,
+        &ev,
+        TaskStatus::Discussing,
+        &["gorilla takes up its own conditions"],
     );
 }

@@ -149,3 +149,136 @@ fn round_one_ignores_previous_and_rounds_are_clamped() {
     assert_eq!(opinion(&ctx(9, &previous)).round, 3);
     assert_eq!(opinion(&ctx(0, &[])).round, 1);
 }
+
+/// `brain`'s round-2 opinion when `other` attached `conditions` to its yes in round 1.
+fn answering(
+    n: u64,
+    brain: BrainName,
+    params: Params,
+    other: BrainName,
+    conditions: &str,
+    took_up_before: bool,
+) -> Opinion {
+    let t = task("Back up the family photos to the external disk every Sunday");
+    let f = feats(&t);
+    let mut previous: Vec<(BrainName, Opinion)> = round1(&t, id(n));
+    for (b, o) in previous.iter_mut() {
+        if *b == other {
+            o.vote = Vote::ApproveWithModification;
+            o.proposed_approach = conditions.to_owned();
+        }
+    }
+    let mut later_rounds = previous.clone();
+    if took_up_before {
+        // As if `brain` had already taken `other`'s conditions up in round 2; this is round 3.
+        let mut mine = previous
+            .iter()
+            .find(|(b, _)| *b == brain)
+            .unwrap()
+            .1
+            .clone();
+        mine.round = 2;
+        mine.vote = Vote::Approve;
+        mine.accepts = vec![other];
+        later_rounds.push((brain, mine));
+        let mut theirs = previous
+            .iter()
+            .find(|(b, _)| *b == other)
+            .unwrap()
+            .1
+            .clone();
+        theirs.round = 2;
+        later_rounds.push((other, theirs));
+    }
+    let round = if took_up_before { 3 } else { 2 };
+    let o = opinion(&BrainContext {
+        brain,
+        params: &params,
+        task_id: id(n),
+        task: &t,
+        features: &f,
+        round,
+        previous: &later_rounds,
+        lessons: &[],
+    });
+    o.validate().unwrap();
+    o
+}
+
+const VERIFY: &str = "Verify each copy by checksum before deleting anything";
+
+#[test]
+fn a_flexible_careful_brain_takes_the_conditions_up_and_quotes_them() {
+    let params = Params {
+        consensus_flexibility: 1.0,
+        safety_weight: 1.0,
+        ..BrainName::Triceratops.default_params()
+    };
+    let mut yes = 0;
+    for n in 0..40 {
+        let o = answering(
+            n,
+            BrainName::Triceratops,
+            params,
+            BrainName::Panda,
+            VERIFY,
+            false,
+        );
+        if !o.vote.is_yes() {
+            assert!(o.accepts.is_empty(), "a reject takes nothing up: {o:?}");
+            continue;
+        }
+        yes += 1;
+        assert_eq!(o.accepts, vec![BrainName::Panda], "id {n}: {}", o.opinion);
+        assert!(
+            o.proposed_approach.contains(VERIFY),
+            "{}",
+            o.proposed_approach
+        );
+        assert!(o.opinion.contains(VERIFY), "{}", o.opinion);
+    }
+    assert!(yes > 20, "a backup is worth doing: {yes} yes of 40");
+}
+
+#[test]
+fn a_stiff_brain_sometimes_holds_and_says_why_but_keeps_what_it_took_up() {
+    let params = Params {
+        consensus_flexibility: 0.0,
+        safety_weight: 0.0,
+        ..BrainName::Gorilla.default_params()
+    };
+    let (mut took, mut held) = (0, 0);
+    for n in 0..200 {
+        let o = answering(
+            n,
+            BrainName::Gorilla,
+            params,
+            BrainName::Panda,
+            VERIFY,
+            false,
+        );
+        if !o.vote.is_yes() {
+            continue;
+        }
+        if o.accepts.is_empty() {
+            held += 1;
+            assert!(o.opinion.contains("do not take up"), "{}", o.opinion);
+        } else {
+            took += 1;
+        }
+        // Whatever it did once, it does not go back on in the next round.
+        let again = answering(
+            n,
+            BrainName::Gorilla,
+            params,
+            BrainName::Panda,
+            VERIFY,
+            true,
+        );
+        if again.vote.is_yes() {
+            assert_eq!(again.accepts, vec![BrainName::Panda], "{}", again.opinion);
+        }
+    }
+    // At 0.35 a draw, both happen; neither is everything.
+    assert!(took > 20 && held > 20, "took {took}, held {held}");
+}
