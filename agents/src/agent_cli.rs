@@ -105,13 +105,9 @@ pub async fn run(args: AgentArgs) -> anyhow::Result<ExitCode> {
         heartbeat_every: Duration::from_secs(args.heartbeat_secs.max(1)),
         minds: soul_host::minds::Minds::open(
             args.town.clone(),
-            town.as_ref()
-                .and_then(|t| t.llm.clone())
-                .map(|l| soul_host::minds::LlmChoice {
-                    url: l.url,
-                    model: l.model,
-                    daily_token_budget: l.daily_token_budget,
-                }),
+            town.as_ref().and_then(|t| {
+                soul_host::minds::LlmChoice::from_town(t.llm.as_ref(), &t.town.mission, None, None)
+            }),
         )
         .await?,
     };

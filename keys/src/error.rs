@@ -188,6 +188,17 @@ pub enum Error {
         source: nostr::key::Error,
     },
 
+    /// `[llm.agents.NAME]` names no member of the roster, or gives a URL that is not http(s).
+    #[error("town.toml at {path}: [llm.agents.{name}]: {problem}")]
+    LlmAgent {
+        /// The `town.toml` path.
+        path: PathBuf,
+        /// The entry's name.
+        name: String,
+        /// What is wrong and what to do.
+        problem: String,
+    },
+
     /// A relay URL in `[relay]` is not a ws:// or wss:// URL.
     #[error(
         "town.toml at {path}: [relay] {field} {value:?} is not a relay URL ({source}): \

@@ -23,7 +23,7 @@ pub use error::Error;
 pub use keyfile::{encrypt_in_place, find_key, generate, load, write_ncryptsec, write_nsec, LOG_N};
 pub use passphrase::{EnvOrPrompt, Fixed, PassphraseSource, PASSPHRASE_ENV};
 pub use sections::{
-    DashboardSection, LlmSection, RateSection, RelaySection, RosterEntry, ScheduleSection,
-    TownSection,
+    AgentModel, DashboardSection, LlmSection, RateSection, RelaySection, RosterEntry,
+    ScheduleSection, TownSection, DEFAULT_MISSION,
 };
 pub use town::{TownConfig, TownDir, TOWN_TOML};

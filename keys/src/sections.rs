@@ -3,6 +3,7 @@
 //! Every section is `#[serde(default)]`, so an older `town.toml` that lacks a key or a whole
 //! section still loads, and `deny_unknown_fields`, so a misspelt key is an error, not ignored.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
@@ -16,13 +17,22 @@ pub struct TownSection {
     pub name: String,
     /// The owner's public key, npub or hex; see [`crate::TownConfig::owner`].
     pub owner: String,
+    /// What the town is for (seed 000's Mission): every model prompt carries it, under the
+    /// constitution, so each judgement is weighed against it.
+    pub mission: String,
 }
+
+/// The mission of seed 000, without the owner's name: the owner and family's wellbeing, and
+/// their assets' growth.
+pub const DEFAULT_MISSION: &str = "The wellbeing and happiness of the owner and the owner's \
+     family, and the growth of their assets. Every judgement and action is weighed against this.";
 
 impl Default for TownSection {
     fn default() -> Self {
         Self {
             name: "soul-town".into(),
             owner: String::new(),
+            mission: DEFAULT_MISSION.into(),
         }
     }
 }
@@ -97,6 +107,22 @@ pub struct LlmSection {
     pub model: String,
     /// Tokens the town may spend per day before falling back to the built-in mind.
     pub daily_token_budget: u64,
+    /// `[llm.agents.NAME]`: one agent's own server or model (seed 000 gives each brain its
+    /// own); what an entry leaves out comes from `[llm]`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub agents: BTreeMap<String, AgentModel>,
+}
+
+/// `[llm.agents.NAME]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentModel {
+    /// This agent's model server, if not `[llm] url`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// This agent's model, if not `[llm] model`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl Default for LlmSection {
@@ -105,6 +131,7 @@ impl Default for LlmSection {
             url: "http://127.0.0.1:11434".into(),
             model: "llama3.2".into(),
             daily_token_budget: 200_000,
+            agents: BTreeMap::new(),
         }
     }
 }

@@ -152,6 +152,28 @@ impl TownConfig {
 
     fn check(&self, path: &Path) -> Result<(), Error> {
         self.roster_in(path)?;
+        for (name, entry) in self.llm.iter().flat_map(|l| &l.agents) {
+            let problem = if !self.roster.iter().any(|m| &m.name == name) {
+                let names: Vec<&str> = self.roster.iter().map(|m| m.name.as_str()).collect();
+                Some(format!(
+                    "no roster member is called {name:?}; name one of: {}",
+                    names.join(", ")
+                ))
+            } else {
+                entry
+                    .url
+                    .as_ref()
+                    .filter(|u| !(u.starts_with("http://") || u.starts_with("https://")))
+                    .map(|u| format!("url {u:?} is not an http:// or https:// model server"))
+            };
+            if let Some(problem) = problem {
+                return Err(Error::LlmAgent {
+                    path: path.to_path_buf(),
+                    name: name.clone(),
+                    problem,
+                });
+            }
+        }
         let urls = std::iter::once(("url", &self.relay.url))
             .chain(self.relay.federation.iter().map(|url| ("federation", url)));
         for (field, value) in urls {
@@ -346,6 +368,51 @@ mod tests {
             ),
             "{err}"
         );
+    }
+
+    /// Issue 14: a brain may think with its own model; an entry for nobody, or with a URL that
+    /// is no model server, is refused with the entry named.
+    #[test]
+    fn per_agent_models_load_and_bad_entries_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let owner = npub();
+        let pk = npub();
+        let town = |agents: &str| {
+            format!(
+                "[town]\nowner = \"{owner}\"\nmission = \"Keep the garden alive\"\n\
+                 [llm]\nurl = \"http://127.0.0.1:11434\"\nmodel = \"llama3.2\"\n{agents}\
+                 [[roster]]\nname = \"panda\"\nrole = \"brain\"\npubkey = \"{pk}\"\n"
+            )
+        };
+        write(
+            dir.path(),
+            &town("[llm.agents.panda]\nmodel = \"qwen2.5:14b\"\n"),
+        );
+        let config = TownConfig::load(dir.path()).unwrap();
+        assert_eq!(config.town.mission, "Keep the garden alive");
+        let llm = config.llm.as_ref().unwrap();
+        assert_eq!(llm.agents["panda"].model.as_deref(), Some("qwen2.5:14b"));
+        assert_eq!(llm.agents["panda"].url, None);
+        // It survives a save.
+        config.save(dir.path()).unwrap();
+        assert_eq!(TownConfig::load(dir.path()).unwrap(), config);
+
+        write(dir.path(), &town("[llm.agents.pandaa]\nmodel = \"x\"\n"));
+        let msg = TownConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            msg.contains("[llm.agents.pandaa]") && msg.contains("name one of: panda"),
+            "{msg}"
+        );
+        write(dir.path(), &town("[llm.agents.panda]\nurl = \"ftp://x\"\n"));
+        let msg = TownConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(msg.contains("not an http:// or https://"), "{msg}");
+        write(dir.path(), &town("[llm.agents.panda]\nmodle = \"x\"\n"));
+        let msg = TownConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(msg.contains("modle"), "{msg}");
+        // Without a mission line, the seed's mission.
+        write(dir.path(), &format!("[town]\nowner = \"{owner}\"\n"));
+        let config = TownConfig::load(dir.path()).unwrap();
+        assert_eq!(config.town.mission, crate::DEFAULT_MISSION);
     }
 
     #[test]

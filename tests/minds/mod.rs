@@ -2,6 +2,7 @@
 //! (stateless, the full context every time, Soul > Skills > Karma) and how it falls back.
 
 mod converse;
+mod models;
 pub(crate) mod scripted;
 mod town;
 

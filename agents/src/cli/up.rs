@@ -30,7 +30,8 @@ pub struct UpArgs {
     /// an Ollama base URL (overrides [llm] in town.toml). Without one, the built-in mind thinks.
     #[arg(long)]
     llm: Option<String>,
-    /// The model to ask (with --llm; default: [llm] model in town.toml, else llama3.2).
+    /// The model to ask (with --llm; default: [llm] model in town.toml, else llama3.2). An agent
+    /// with its own [llm.agents.NAME] model in town.toml keeps it.
     #[arg(long)]
     model: Option<String>,
 }
@@ -176,16 +177,10 @@ async fn start_dashboard(
 
 /// `--llm`/`--model` over `[llm]` in town.toml; `None`: the built-in mind.
 fn llm_choice(town: &Town, args: &UpArgs) -> Option<soul_host::minds::LlmChoice> {
-    let section = town.config.llm.clone();
-    let defaults = soul_keys::LlmSection::default();
-    let url = args
-        .llm
-        .clone()
-        .or_else(|| section.as_ref().map(|s| s.url.clone()))?;
-    let base = section.unwrap_or(defaults);
-    Some(soul_host::minds::LlmChoice {
-        url,
-        model: args.model.clone().unwrap_or(base.model),
-        daily_token_budget: base.daily_token_budget,
-    })
+    soul_host::minds::LlmChoice::from_town(
+        town.config.llm.as_ref(),
+        &town.config.town.mission,
+        args.llm.clone(),
+        args.model.clone(),
+    )
 }

@@ -1,5 +1,5 @@
-//! The town template (`residents/`, `rules/`, `bulletin/`, `persona/`, `skills/` at the repository
-//! root), embedded in the binary so that `soul init` works on a machine without the source tree.
+//! The town template (`residents/`, `rules/`, `bulletin/`, `persona/`, `skills/`, `brains/` at
+//! the repository root), embedded in the binary so that `soul init` works on a machine without the source tree.
 
 use crate::HostError;
 use std::path::Path;
@@ -11,16 +11,24 @@ static RULES: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../rules");
 static BULLETIN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../bulletin");
 static PERSONA: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../persona");
 static SKILLS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../skills");
+static BRAINS: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../brains");
 
 /// The template folders and their names inside a town.
-fn folders() -> [(&'static str, &'static Dir<'static>); 5] {
+fn folders() -> [(&'static str, &'static Dir<'static>); 6] {
     [
         ("residents", &RESIDENTS),
         ("rules", &RULES),
         ("bulletin", &BULLETIN),
         ("persona", &PERSONA),
         ("skills", &SKILLS),
+        ("brains", &BRAINS),
     ]
+}
+
+/// The shipped character of brain `name` (`brains/NAME.md`), for a town made before the file
+/// existed or an agent run without a town directory.
+pub fn brain_character(name: &str) -> Option<&'static str> {
+    BRAINS.get_file(format!("{name}.md"))?.contents_utf8()
 }
 
 /// Writes the template folders into `town`. Existing files are left alone.

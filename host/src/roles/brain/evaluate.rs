@@ -82,7 +82,7 @@ pub(super) async fn run_cycle(
             history: &history,
             lessons: &lessons,
         };
-        let thought = ctx.setup.minds.mind.evaluate(&ask).await;
+        let thought = ctx.setup.minds.of(&ctx.me.name).evaluate(&ask).await;
         let e: Evaluation = thought.value;
         tracing::info!(brain = %ctx.name, %target, cycle, needs_retuning = e.needs_retuning, mind = %thought.mind, "evaluation");
         let event = ctx
@@ -158,7 +158,7 @@ pub(super) async fn maybe_retune(
         ctx.link,
         &ctx.me.keys,
         &ctx.me.name,
-        &ctx.setup.minds.thinking(),
+        &ctx.setup.minds.thinking(&ctx.me.name),
         "retune",
         params_id,
         &why,

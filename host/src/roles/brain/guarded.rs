@@ -481,6 +481,6 @@ async fn propose(
         lessons: &lessons,
         default,
     };
-    let thought = ctx.setup.minds.mind.propose(&ask).await;
+    let thought = ctx.setup.minds.of(&ctx.me.name).propose(&ask).await;
     (thought, tool.to_owned())
 }

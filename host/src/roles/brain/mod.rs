@@ -197,7 +197,7 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
         soul_mind::upkeep::Upkeep::spawn(
             &link,
             &me,
-            &setup.minds.thinking(),
+            &setup.minds.thinking(&me.name),
             setup.clock,
             setup.owner,
         )

@@ -131,7 +131,7 @@ async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Res
             lessons: &lessons,
         },
     };
-    let thought = ctx.setup.minds.mind.opinion(&ask).await;
+    let thought = ctx.setup.minds.of(&ctx.me.name).opinion(&ask).await;
     let mine = thought.value;
     tracing::info!(brain = %ctx.name, task = %state.task_id, round, vote = mine.vote.as_str(), mind = %thought.mind, "opinion");
     // Rounds 2–3 answer the others' opinions of the round before: quoted (NIP-18 `q`), so any
@@ -252,7 +252,7 @@ async fn execute(
             ctx.link,
             &ctx.me.keys,
             &ctx.me.name,
-            &ctx.setup.minds.thinking(),
+            &ctx.setup.minds.thinking(&ctx.me.name),
             "execution",
             state.task_id,
             &log,
@@ -362,7 +362,7 @@ async fn finish(
     let (keys, name, minds) = (
         &ctx.me.keys,
         ctx.me.name.as_str(),
-        &ctx.setup.minds.thinking(),
+        &ctx.setup.minds.thinking(&ctx.me.name),
     );
     let job = match ctx.setup.jobs.take(&state.task_id) {
         Some(job) => Some(job),

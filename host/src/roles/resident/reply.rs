@@ -75,7 +75,7 @@ pub async fn answer(me: &Identity, link: &Link, hub: &Hub, setup: &Setup) -> Res
             seed: turn.seed,
             accept: &accept,
         };
-        let thought = setup.minds.mind.reply(&ask).await;
+        let thought = setup.minds.of(&me.name).reply(&ask).await;
         let Some(text) = thought.value else {
             continue;
         };

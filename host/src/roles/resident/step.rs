@@ -165,7 +165,7 @@ impl Life {
                         link,
                         &me.keys,
                         &me.name,
-                        &setup.minds.thinking(),
+                        &setup.minds.thinking(&me.name),
                         "draft",
                         current.id,
                         &log,
@@ -351,7 +351,7 @@ impl Life {
             last_post: last_post.as_deref(),
             accept: &accept,
         };
-        let thought = setup.minds.mind.draft(&ask).await;
+        let thought = setup.minds.of(&me.name).draft(&ask).await;
         let Some(w) = thought.value else {
             tracing::warn!(agent = %me.name, "nothing to write that avoids {cited:?}; trying later");
             return Ok(());

@@ -114,7 +114,7 @@ pub fn spawn(
             ctx.link.clone(),
             ctx.options.roster.clone(),
             Arc::new(rules),
-            ctx.options.minds.mind.clone(),
+            ctx.options.minds.of(&agent.name).clone(),
             ctx.options.clock,
         ))],
         Err(e) => {

@@ -90,7 +90,7 @@ pub fn spawn_role(
             ctx.link.clone(),
             Arc::clone(b),
             owner,
-            Arc::clone(&ctx.options.minds.mind),
+            Arc::clone(ctx.options.minds.of(&agent.name)),
         );
         handles.push(tasks.spawn(m));
     }
@@ -465,7 +465,7 @@ impl Worker {
                     return;
                 }
                 let max = self.current.param(self.job.specs(), "max_reply_chars");
-                let mind = &self.ctx.options.minds.mind;
+                let mind = self.ctx.options.minds.of(&self.me.name);
                 let text = (**b)
                     .clone()
                     .with_max_chars(max)
