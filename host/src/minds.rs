@@ -15,7 +15,7 @@ use soul_mind::model::{ModelConfig, Retry, BUILTIN_SOUL};
 use soul_mind::{BuiltIn, ModelMind, SharedMind};
 
 /// The model server to use, from `--llm`/`--model` or `[llm]` in town.toml.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LlmChoice {
     /// Base URL (`…/v1` for OpenAI-compatible, else Ollama).
     pub url: String,
@@ -23,6 +23,8 @@ pub struct LlmChoice {
     pub model: String,
     /// Tokens per UTC day, shared by every agent of the town (counted in karma).
     pub daily_token_budget: u64,
+    /// Temperatures for writing and for judging.
+    pub temperature: soul_mind::model::Temperature,
     /// `[llm.agents.NAME]`: an agent's own server or model.
     pub agents: BTreeMap<String, soul_keys::AgentModel>,
     /// What the town is for (`[town] mission`), carried in every prompt under the constitution.
@@ -44,6 +46,10 @@ impl LlmChoice {
             url,
             model: model.unwrap_or(base.model),
             daily_token_budget: base.daily_token_budget,
+            temperature: soul_mind::model::Temperature {
+                writing: base.writing_temperature,
+                judging: base.judging_temperature,
+            },
             agents: base.agents,
             mission: mission.to_owned(),
         })
@@ -139,6 +145,7 @@ fn model_minds(
                 model: model.to_owned(),
                 daily_token_budget: choice.daily_token_budget,
                 retry: Retry::default(),
+                temperature: choice.temperature,
                 soul,
             },
             karma.clone(),

@@ -188,6 +188,15 @@ pub enum Error {
         source: nostr::key::Error,
     },
 
+    /// A value in `[llm]` is out of its range.
+    #[error("town.toml at {path}: [llm]: {problem}")]
+    Llm {
+        /// The `town.toml` path.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        problem: String,
+    },
+
     /// `[llm.agents.NAME]` names no member of the roster, or gives a URL that is not http(s).
     #[error("town.toml at {path}: [llm.agents.{name}]: {problem}")]
     LlmAgent {

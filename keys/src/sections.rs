@@ -107,6 +107,10 @@ pub struct LlmSection {
     pub model: String,
     /// Tokens the town may spend per day before falling back to the built-in mind.
     pub daily_token_budget: u64,
+    /// Sampling temperature for posts, replies and the buddy's conversation (0–2).
+    pub writing_temperature: f64,
+    /// Sampling temperature for opinions, proposals, reviews, evaluations and lessons (0–2).
+    pub judging_temperature: f64,
     /// `[llm.agents.NAME]`: one agent's own server or model (seed 000 gives each brain its
     /// own); what an entry leaves out comes from `[llm]`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -131,6 +135,8 @@ impl Default for LlmSection {
             url: "http://127.0.0.1:11434".into(),
             model: "llama3.2".into(),
             daily_token_budget: 200_000,
+            writing_temperature: 0.8,
+            judging_temperature: 0.0,
             agents: BTreeMap::new(),
         }
     }

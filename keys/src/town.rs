@@ -152,6 +152,19 @@ impl TownConfig {
 
     fn check(&self, path: &Path) -> Result<(), Error> {
         self.roster_in(path)?;
+        for (field, t) in self.llm.iter().flat_map(|l| {
+            [
+                ("writing_temperature", l.writing_temperature),
+                ("judging_temperature", l.judging_temperature),
+            ]
+        }) {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(Error::Llm {
+                    path: path.to_path_buf(),
+                    problem: format!("{field} = {t} is outside 0..=2; most servers take 0 to 2"),
+                });
+            }
+        }
         for (name, entry) in self.llm.iter().flat_map(|l| &l.agents) {
             let problem = if !self.roster.iter().any(|m| &m.name == name) {
                 let names: Vec<&str> = self.roster.iter().map(|m| m.name.as_str()).collect();
@@ -409,6 +422,18 @@ mod tests {
         write(dir.path(), &town("[llm.agents.panda]\nmodle = \"x\"\n"));
         let msg = TownConfig::load(dir.path()).unwrap_err().to_string();
         assert!(msg.contains("modle"), "{msg}");
+        write(
+            dir.path(),
+            &town("").replace(
+                "model = \"llama3.2\"",
+                "model = \"m\"\nwriting_temperature = 3.5",
+            ),
+        );
+        let msg = TownConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            msg.contains("[llm]: writing_temperature = 3.5 is outside 0..=2"),
+            "{msg}"
+        );
         // Without a mission line, the seed's mission.
         write(dir.path(), &format!("[town]\nowner = \"{owner}\"\n"));
         let config = TownConfig::load(dir.path()).unwrap();

@@ -165,6 +165,8 @@ async fn draft(mind: &dyn Mind, lessons: &[String]) -> String {
         "NG1".to_owned(),
         "real people's names — no real person may be named".to_owned(),
     )];
+    let recent = vec!["Bought a new pot for the basil.".to_owned()];
+    let memory = vec!["posted basil: Repotted the basil today.".to_owned()];
     let ask = DraftAsk {
         agent: "mia",
         input: writer::Input {
@@ -183,6 +185,12 @@ async fn draft(mind: &dyn Mind, lessons: &[String]) -> String {
         rules: &rules,
         avoid: &[AVOIDED.to_owned()],
         last_post: Some("Repotted the basil today."),
+        recent: &recent,
+        memory: &memory,
+        rejected: Some((
+            "The mayor's basil is the best in town.",
+            "mentions \"mayor\" (NG1: real people's names)",
+        )),
         accept: &accept,
     };
     let t = mind.draft(&ask).await;

@@ -115,6 +115,12 @@ pub struct DraftAsk<'a> {
     pub avoid: &'a [String],
     /// The last post, which the new one must not repeat.
     pub last_post: Option<&'a str>,
+    /// Its latest posts before the last, oldest first (seed 001: what it said lately).
+    pub recent: &'a [String],
+    /// Its short-term memory, newest last (seed 001).
+    pub memory: &'a [String],
+    /// Its last draft when the reviewer rejected it, and the reviewer's reason (seed 001).
+    pub rejected: Option<(&'a str, &'a str)>,
     /// The role's own check on a post: the rules its last draft broke, the avoided words, not
     /// like the last post. A post that fails it is never used, whichever mind wrote it.
     pub accept: &'a (dyn Fn(&str) -> bool + Send + Sync),

@@ -13,10 +13,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod schema;
 #[cfg(test)]
 mod tests;
 mod thought;
 
+pub use schema::{json_schema, schema_name};
 pub use thought::Thought;
 
 use serde::Deserialize;

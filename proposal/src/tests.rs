@@ -86,3 +86,68 @@ fn each_role_gets_the_fields_it_asked_for() {
     assert!(e.needs_retuning && (e.scores.collaboration - 0.4).abs() < 1e-9);
     assert!((e.proposed_params.unwrap().risk_tolerance - 0.3).abs() < 1e-9);
 }
+
+/// The JSON Schema sent with a request agrees with the parse: what the parse accepts the schema
+/// accepts, and the shapes the parse refuses for an ask the schema refuses too (the schema is
+/// what a constrained server can enforce; the parse stays the judge).
+#[test]
+fn the_json_schema_accepts_what_the_parse_accepts_and_refuses_other_shapes() {
+    use super::json_schema;
+    let valid = |want: Want, tools: &[&str], text: &str| {
+        let schema = json_schema(want, tools);
+        let validator = jsonschema::validator_for(&schema).expect("a valid JSON Schema");
+        validator.is_valid(&serde_json::from_str(text).unwrap())
+    };
+    let vote = with(
+        r#""vote":{"vote":"approve_with_modification","proposed_approach":"1. Copy","concerns":["x"],"accepts":["panda"]}"#,
+    );
+    let good: Vec<(Want, String)> = vec![
+        (Want::Plain, TOOL.into()),
+        (Want::Plain, TEXT.into()),
+        (Want::Vote, vote.clone()),
+        (Want::Draft, with(r#""draft":{"topic":"tea"}"#)),
+        (
+            Want::Review,
+            with(r#""review":{"verdict":"rejected","rules":["ng-politics"]}"#),
+        ),
+        (Want::Evaluation, with(&evaluation("0.4", "0.3"))),
+        (
+            Want::Evaluation,
+            with(
+                r#""evaluation":{"scores":{"decision_quality":0.7,"collaboration":0.4,"effectiveness":0.6,"parameter_balance":0.8},"needs_retuning":false,"proposed_params":null}"#,
+            ),
+        ),
+    ];
+    for (want, text) in &good {
+        assert!(parse_output(text, *want).is_ok(), "{text}");
+        assert!(valid(*want, &["record_plan"], text), "{want:?}: {text}");
+    }
+    let bad: Vec<(Want, &[&str], String)> = vec![
+        // A tool that is not on the list.
+        (Want::Plain, &["run_skill"], TOOL.into()),
+        // A vote asked, a tool call given.
+        (Want::Vote, &[], TOOL.into()),
+        // The extra object missing, or another one.
+        (Want::Draft, &[], TEXT.into()),
+        (Want::Review, &[], with(r#""draft":{"topic":"tea"}"#)),
+        (
+            Want::Vote,
+            &[],
+            vote.replace("approve_with_modification", "maybe"),
+        ),
+        (
+            Want::Vote,
+            &[],
+            vote.replace(r#"["panda"]"#, r#"["owner"]"#),
+        ),
+        (Want::Evaluation, &[], with(&evaluation("1.2", "0.5"))),
+        (
+            Want::Plain,
+            &[],
+            TOOL.replace(r#""confidence""#, r#""extra":1,"confidence""#),
+        ),
+    ];
+    for (want, tools, text) in &bad {
+        assert!(!valid(*want, tools, text), "{want:?} {tools:?}: {text}");
+    }
+}

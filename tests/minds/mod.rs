@@ -58,7 +58,9 @@ fn mind(url: &str, karma: &Karma, budget: u64) -> ModelMind {
                 timeout_retries: 2,
                 rate_limit_waits: 3,
                 max_wait: Duration::from_secs(2),
+                error_retries: 2,
             },
+            temperature: Default::default(),
             soul: BUILTIN_SOUL.into(),
         },
         karma.clone(),
@@ -141,6 +143,11 @@ async fn model_mind_conforms_and_every_call_carries_the_whole_context() {
         "Interests: basil, morning tea",
         "carry on from your last post, about basil",
         "Your last post (do not repeat it): Repotted the basil today.",
+        // Seed 001: what it posted lately, its short-term memory, the reviewer's reason.
+        "- Bought a new pot for the basil.",
+        "What you remember lately: posted basil: Repotted the basil today.",
+        "The reviewer rejected your last draft: \"The mayor's basil is the best in town.\"",
+        "Reason: mentions \"mayor\" (NG1: real people's names)",
         "Never use these words: tanaka",
         "NG1: real people's names",
         "in English, at most 280 characters",
@@ -283,9 +290,16 @@ async fn malformed_or_cut_answers_fall_back_and_are_recorded() {
 
     let mut cut = reply(&OPINION[..OPINION.len() / 2]);
     cut["finish_reason"] = json!("length");
-    let (who, why, asked) = opinion_with(vec![cut], 1_000_000).await;
-    assert_eq!((who.as_str(), asked), ("built-in", 1));
+    let (who, why, asked) = opinion_with(vec![cut.clone()], 1_000_000).await;
+    assert_eq!(
+        (who.as_str(), asked),
+        ("built-in", 3),
+        "a cut answer is asked twice more"
+    );
     assert!(why[0].contains("cut"), "{why:?}");
+    // Cut once, then whole: the whole one is used.
+    let (who, why, asked) = opinion_with(vec![cut, reply(OPINION)], 1_000_000).await;
+    assert_eq!((who.as_str(), asked, why.len()), ("model:scripted", 2, 0));
 
     let no_vote = OPINION.replace(r#","vote":{"vote":"approve_with_modification","proposed_approach":"1. Copy. 2. Verify a restore.","concerns":["an unverified backup"]}"#, "");
     let (who, why, _) = opinion_with(vec![reply(&no_vote)], 1_000_000).await;
@@ -357,10 +371,25 @@ async fn an_invented_tool_is_never_proposed_and_ollama_is_spoken_too() {
         [MODEL, "built-in", MODEL, MODEL, MODEL, MODEL].map(String::from)
     );
     let reqs = server.requests();
+    // Ollama gets the ask's JSON Schema as `format`; the proposal's names the real tools only.
     assert!(
         reqs.iter()
-            .all(|(p, b)| p == "/api/chat" && b["format"] == "json"),
+            .all(|(p, b)| p == "/api/chat" && b["format"].is_object()),
         "{reqs:?}"
+    );
+    let acts: Vec<&Value> = reqs
+        .iter()
+        .map(|(_, b)| b)
+        .filter(|b| b.to_string().contains("Carry out the decided task"))
+        .collect();
+    assert_eq!(acts.len(), 2, "asked once more, told which tools exist");
+    let tools = &acts[0]["format"]["anyOf"][0]["properties"]["tool_calls"]["items"]["properties"]
+        ["tool_name"]["enum"];
+    assert_eq!(tools, &json!(["record_plan"]));
+    let last = messages(acts[1]).pop().unwrap().1;
+    assert!(
+        last.contains("There is no tool named \"wire_money\"") && last.contains("record_plan"),
+        "{last}"
     );
     let why = karma.fallbacks().unwrap();
     assert!(
@@ -368,4 +397,74 @@ async fn an_invented_tool_is_never_proposed_and_ollama_is_spoken_too() {
         "{why:?}"
     );
     assert_eq!(m.label(), "model:scripted");
+
+    // Told, the model picks a real tool: its answer is used.
+    let mut rules = valid();
+    rules.as_array_mut().unwrap()[R_ACT]["replies"] = json!([reply(&invented), reply(ACT)]);
+    let server = Scripted::start(rules);
+    let m = mind(&server.url, &Karma::in_memory().unwrap(), 1_000_000);
+    assert_eq!(conformance::check(&m).await[1], MODEL);
+}
+
+/// Issue 15: every request carries its ask's JSON Schema and temperature (writing warm,
+/// judging cold); a server that refuses schemas is asked for `json_object` from then on; a
+/// 5xx or a dropped answer is retried before the built-in mind stands in.
+#[tokio::test]
+async fn requests_carry_the_schema_and_temperature_and_errors_are_retried() {
+    let server = Scripted::start(valid());
+    let m = mind(&server.url, &Karma::in_memory().unwrap(), 1_000_000);
+    assert_eq!(conformance::check(&m).await, [MODEL; 6].map(String::from));
+    for (_, body) in server.requests() {
+        let format = &body["response_format"];
+        assert_eq!(format["type"], "json_schema", "{body}");
+        let name = format["json_schema"]["name"].as_str().unwrap();
+        let text = body.to_string();
+        let (want, temperature) = if text.contains("Write the post in") {
+            ("soul_draft", 0.8)
+        } else if text.contains("Give your opinion") {
+            ("soul_opinion", 0.0)
+        } else if text.contains("The word lists found nothing") {
+            ("soul_review", 0.0)
+        } else if text.contains("Score it.") {
+            ("soul_evaluation", 0.0)
+        } else {
+            ("soul_proposal", 0.0)
+        };
+        assert_eq!(
+            (name, body["temperature"].as_f64().unwrap()),
+            (want, temperature)
+        );
+    }
+
+    // A server without JSON Schema support (400 on a json_schema request): asked again with
+    // json_object, and never offered a schema again.
+    let mut rules = valid();
+    rules
+        .as_array_mut()
+        .unwrap()
+        .insert(0, json!({"match": "\"json_schema\"", "replies": [{"status": 400, "content": "response_format json_schema is not supported"}]}));
+    let server = Scripted::start(rules);
+    let m = mind(&server.url, &Karma::in_memory().unwrap(), 1_000_000);
+    assert_eq!(conformance::check(&m).await, [MODEL; 6].map(String::from));
+    let formats: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|(_, b)| b["response_format"]["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(formats[..2], ["json_schema", "json_object"], "{formats:?}");
+    assert!(
+        formats[2..].iter().all(|f| f == "json_object"),
+        "{formats:?}"
+    );
+
+    // A 502 and a 503, then the answer: used. Three 500s: the built-in mind.
+    let bad = |status| json!({"status": status, "content": "upstream failed"});
+    let (who, why, asked) = opinion_with(vec![bad(502), bad(503), reply(OPINION)], 1_000_000).await;
+    assert_eq!((who.as_str(), asked, why.len()), ("model:scripted", 3, 0));
+    let (who, why, asked) = opinion_with(vec![bad(500)], 1_000_000).await;
+    assert_eq!((who.as_str(), asked), ("built-in", 3));
+    assert!(why[0].contains("HTTP 500"), "{why:?}");
+    // A 404 (a wrong model name, say) is not retried.
+    let (who, _, asked) = opinion_with(vec![bad(404)], 1_000_000).await;
+    assert_eq!((who.as_str(), asked), ("built-in", 1));
 }

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::prompt::Message;
-use super::ModelMind;
+use super::{ModelMind, Style};
 use crate::conversation::{built_in, ReplyAsk};
 use crate::profile::Language;
 use crate::writer;
@@ -53,7 +53,7 @@ impl ModelMind {
     pub(super) async fn reply_now(&self, ask: &ReplyAsk<'_>) -> Thought<Option<String>> {
         let start = Instant::now();
         let got = self
-            .ask(&messages(&self.cfg.soul, ask), Want::Plain)
+            .ask(&messages(&self.cfg.soul, ask), Want::Plain, Style::Writing)
             .await
             .and_then(|out| match out.proposal.shape {
                 Shape::Text(t) => {

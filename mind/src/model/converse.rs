@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::prompt::Message;
-use super::ModelMind;
+use super::{ModelMind, Style};
 use crate::converse::{built_in, signed, ConverseAsk};
 use crate::{Shape, Thought, Want};
 
@@ -46,7 +46,7 @@ impl ModelMind {
     pub(super) async fn converse_now(&self, ask: &ConverseAsk<'_>) -> Thought<String> {
         let start = Instant::now();
         let got = self
-            .ask(&messages(&self.cfg.soul, ask), Want::Plain)
+            .ask(&messages(&self.cfg.soul, ask), Want::Plain, Style::Writing)
             .await
             .and_then(|out| match out.proposal.shape {
                 Shape::Text(t) if NEVER.iter().any(|w| t.contains(w)) => {

@@ -16,6 +16,8 @@ mod converse;
 pub mod prompt;
 pub mod wire;
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 use soul_karma::usage::Fallback;
@@ -31,6 +33,33 @@ use super::{
 };
 pub use wire::{Api, Retry};
 
+/// Sampling temperatures by kind of ask: writing warm, judging cold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Temperature {
+    /// Posts, replies and the buddy's conversation.
+    pub writing: f64,
+    /// Opinions, proposals, reviews, evaluations and lessons.
+    pub judging: f64,
+}
+
+impl Default for Temperature {
+    fn default() -> Self {
+        Self {
+            writing: 0.8,
+            judging: 0.0,
+        }
+    }
+}
+
+/// Which temperature an ask runs at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// Words for people to read.
+    Writing,
+    /// A judgement or a decision.
+    Judging,
+}
+
 /// Where the model is and how it is used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelConfig {
@@ -42,6 +71,8 @@ pub struct ModelConfig {
     pub daily_token_budget: u64,
     /// Time-outs and waits.
     pub retry: Retry,
+    /// Temperatures for writing and for judging.
+    pub temperature: Temperature,
     /// The constitution (`rules/constitution.md`): rank 1 of every prompt.
     pub soul: String,
 }
@@ -58,6 +89,8 @@ pub struct ModelMind {
     cfg: ModelConfig,
     http: reqwest::Client,
     karma: Karma,
+    /// Whether the server still takes JSON Schemas (cleared when it refuses one).
+    schemas: Arc<AtomicBool>,
 }
 
 impl ModelMind {
@@ -70,6 +103,7 @@ impl ModelMind {
             cfg,
             http: reqwest::Client::new(),
             karma,
+            schemas: Arc::new(AtomicBool::new(true)),
         }
     }
 
@@ -78,7 +112,23 @@ impl ModelMind {
     }
 
     /// One stateless ask: budget, call with retries, spend, parse.
-    async fn ask(&self, messages: &[prompt::Message], want: Want) -> Result<MindOutput, String> {
+    async fn ask(
+        &self,
+        messages: &[prompt::Message],
+        want: Want,
+        style: Style,
+    ) -> Result<MindOutput, String> {
+        self.ask_with(messages, want, &[], style).await
+    }
+
+    /// [`Self::ask`], the schema naming `tools` as the only ones a tool call may use.
+    async fn ask_with(
+        &self,
+        messages: &[prompt::Message],
+        want: Want,
+        tools: &[&str],
+        style: Style,
+    ) -> Result<MindOutput, String> {
         let today = Self::today();
         // karma.sqlite is blocking I/O: never on an async worker.
         let karma = self.karma.clone();
@@ -93,12 +143,25 @@ impl ModelMind {
                 self.cfg.daily_token_budget
             ));
         }
+        let schema = soul_proposal::json_schema(want, tools);
+        let request = wire::Request {
+            messages,
+            format: wire::Format::Schema {
+                name: soul_proposal::schema_name(want),
+                schema: &schema,
+            },
+            temperature: match style {
+                Style::Writing => self.cfg.temperature.writing,
+                Style::Judging => self.cfg.temperature.judging,
+            },
+        };
         let reply = wire::call(
             &self.http,
             &self.cfg.url,
             &self.cfg.model,
-            messages,
+            request,
             self.cfg.retry,
+            &self.schemas,
         )
         .await
         .map_err(|e| e.to_string())?;
@@ -265,7 +328,7 @@ impl Mind for ModelMind {
             let start = Instant::now();
             let messages = prompt::opinion(&self.cfg.soul, ask);
             let got = self
-                .ask(&messages, Want::Vote)
+                .ask(&messages, Want::Vote, Style::Judging)
                 .await
                 .and_then(|out| to_opinion(out, ask.brain.brain, ask.brain.round.clamp(1, 3)));
             self.settle(ask.agent, "opinion", got, start, || {
@@ -279,17 +342,29 @@ impl Mind for ModelMind {
         Box::pin(async move {
             let start = Instant::now();
             let messages = prompt::act(&self.cfg.soul, ask);
-            let got = self.ask(&messages, Want::Plain).await.and_then(|out| {
-                // Skill existence validation (seed 002): a tool the model imagined is refused.
-                match out
-                    .proposal
+            let tools: Vec<&str> = ask.tools.iter().map(|(n, _)| n.as_str()).collect();
+            // Skill existence validation (seed 002): a tool the model imagined is refused; the
+            // model is asked once more, told which tools exist (seed 003 §6.7).
+            let invented = |out: &MindOutput| {
+                out.proposal
                     .tools()
                     .iter()
-                    .find(|c| !ask.tools.iter().any(|(n, _)| *n == c.tool))
-                {
-                    Some(c) => Err(format!("proposed a tool that does not exist: {}", c.tool)),
-                    None => Ok(out.proposal),
-                }
+                    .find(|c| !tools.contains(&c.tool.as_str()))
+                    .map(|c| c.tool.clone())
+            };
+            let mut got = self
+                .ask_with(&messages, Want::Plain, &tools, Style::Judging)
+                .await;
+            if let Some(name) = got.as_ref().ok().and_then(invented) {
+                tracing::warn!(agent = ask.agent, tool = %name, "the model proposed a tool that does not exist; asking once more");
+                let again = prompt::no_such_tool(&messages, &name, &tools);
+                got = self
+                    .ask_with(&again, Want::Plain, &tools, Style::Judging)
+                    .await;
+            }
+            let got = got.and_then(|out| match invented(&out) {
+                Some(name) => Err(format!("proposed a tool that does not exist: {name}")),
+                None => Ok(out.proposal),
             });
             self.settle(ask.agent, "proposal", got, start, || ask.default.clone())
                 .await
@@ -308,19 +383,18 @@ impl Mind for ModelMind {
         Box::pin(async move {
             let start = Instant::now();
             let messages = prompt::distil(&self.cfg.soul, ask);
-            let got =
-                self.ask(&messages, Want::Plain)
-                    .await
-                    .and_then(|out| match out.proposal.shape {
-                        Shape::Text(t) => Ok(Distilled {
-                            directives: crate::distil::from_text(&t),
-                            lesson: t.chars().take(4000).collect(),
-                            topic: ask.kind.chars().take(64).collect(),
-                            weight: (out.proposal.confidence * 100.0).round().clamp(1.0, 100.0)
-                                as u8,
-                        }),
-                        _ => Err("a lesson must be a text_response".into()),
-                    });
+            let got = self
+                .ask(&messages, Want::Plain, Style::Judging)
+                .await
+                .and_then(|out| match out.proposal.shape {
+                    Shape::Text(t) => Ok(Distilled {
+                        directives: crate::distil::from_text(&t),
+                        lesson: t.chars().take(4000).collect(),
+                        topic: ask.kind.chars().take(64).collect(),
+                        weight: (out.proposal.confidence * 100.0).round().clamp(1.0, 100.0) as u8,
+                    }),
+                    _ => Err("a lesson must be a text_response".into()),
+                });
             match got {
                 Ok(value) => Some(Thought {
                     value,
@@ -342,7 +416,7 @@ impl Mind for ModelMind {
             let start = Instant::now();
             let messages = prompt::draft(&self.cfg.soul, ask);
             let got = self
-                .ask(&messages, Want::Draft)
+                .ask(&messages, Want::Draft, Style::Writing)
                 .await
                 .and_then(|out| to_draft(out, ask))
                 .map(Some);
@@ -360,7 +434,7 @@ impl Mind for ModelMind {
             let start = Instant::now();
             let messages = prompt::review(&self.cfg.soul, ask);
             let got = self
-                .ask(&messages, Want::Review)
+                .ask(&messages, Want::Review, Style::Judging)
                 .await
                 .and_then(|out| to_review(out, ask));
             self.settle(ask.agent, "review", got, start, || BuiltIn::review_now(ask))
@@ -373,7 +447,7 @@ impl Mind for ModelMind {
             let start = Instant::now();
             let messages = prompt::evaluation(&self.cfg.soul, ask);
             let got = self
-                .ask(&messages, Want::Evaluation)
+                .ask(&messages, Want::Evaluation, Style::Judging)
                 .await
                 .and_then(|out| to_evaluation(out, ask));
             self.settle(ask.agent, "evaluation", got, start, || {

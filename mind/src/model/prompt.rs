@@ -129,6 +129,16 @@ pub fn act(soul: &str, ask: &ActAsk<'_>) -> Vec<Message> {
     vec![system(soul, &skills, ask.lessons, SCHEMA), user(u)]
 }
 
+/// `messages` again, with a last word: `name` is no tool, and these are the ones that exist.
+pub fn no_such_tool(messages: &[Message], name: &str, tools: &[&str]) -> Vec<Message> {
+    let mut again = messages.to_vec();
+    again.push(user(format!(
+        "There is no tool named {name:?}. The only tools are: {}. Answer again with one of them, or with a text_response or a clarification_needed if none fits.",
+        tools.join(", ")
+    )));
+    again
+}
+
 /// The messages for distilling a log into a lesson.
 pub fn distil(soul: &str, ask: &DistilAsk<'_>) -> Vec<Message> {
     let u = if ask.went_well {
@@ -198,8 +208,25 @@ pub fn draft(soul: &str, ask: &DraftAsk<'_>) -> Vec<Message> {
         }
         Source::Event { title } => format!("Write about: this town event: {title}\n"),
     });
+    if !ask.recent.is_empty() {
+        u.push_str("Your posts before that, oldest first:\n");
+        for p in ask.recent {
+            u.push_str(&format!("- {p}\n"));
+        }
+    }
     if let Some(last) = ask.last_post {
         u.push_str(&format!("Your last post (do not repeat it): {last}\n"));
+    }
+    if !ask.memory.is_empty() {
+        u.push_str(&format!(
+            "What you remember lately: {}\n",
+            ask.memory.join("; ")
+        ));
+    }
+    if let Some((draft, reason)) = ask.rejected {
+        u.push_str(&format!(
+            "The reviewer rejected your last draft: \"{draft}\" Reason: {reason}. Write something else that does not break that rule.\n"
+        ));
     }
     if !ask.avoid.is_empty() {
         u.push_str(&format!(

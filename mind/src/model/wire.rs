@@ -5,15 +5,23 @@
 //! `finish_reason: "length"` / `done_reason: "length"` (or `done: false`) and is refused, never
 //! parsed (seed 003 §6.7.6).
 //!
-//! Retries (seed 003 §6.7.3): a time-out is retried at most twice, after a pause (5 s by
-//! default); a 429 waits for `Retry-After` (60 s when absent, capped) up to three times; every
-//! other failure is final at once. The caller falls back to the built-in mind.
+//! Each request carries the ask's JSON Schema (OpenAI-compatible `response_format:
+//! {type: json_schema}`, Ollama `format: <schema>`) and its temperature. A server that refuses
+//! the schema (400/422) is asked again for plain `json_object`, and is not offered a schema
+//! again; the strict parse judges the answer either way.
+//!
+//! Retries (seed 003 §6.7): a time-out is retried at most twice, after a pause (5 s by default);
+//! a 429 waits for `Retry-After` (60 s when absent, capped) up to three times; a 5xx, a
+//! connection that failed or broke off, a cut answer or a garbled envelope is retried twice
+//! with a doubling pause. Anything else (another 4xx) is final at once. The caller falls back
+//! to the built-in mind.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::prompt::Message;
 
@@ -92,6 +100,70 @@ pub enum CallError {
     Empty(Api),
 }
 
+impl CallError {
+    /// Whether trying again may help: the server or the path to it failed, not the request.
+    fn is_transient(&self) -> bool {
+        match self {
+            CallError::Status { status, .. } => *status >= 500,
+            CallError::Connect { .. }
+            | CallError::BrokeOff(_)
+            | CallError::Cut(_)
+            | CallError::Protocol { .. }
+            | CallError::Empty(_) => true,
+            CallError::Timeout(_) | CallError::RateLimited(_) => false,
+        }
+    }
+}
+
+/// How the answer's shape is asked for.
+#[derive(Debug, Clone, Copy)]
+pub enum Format<'a> {
+    /// A JSON Schema, under a name (OpenAI-compatible servers want one).
+    Schema {
+        /// The schema's name.
+        name: &'a str,
+        /// The schema.
+        schema: &'a Value,
+    },
+    /// Any JSON object (for a server that refuses schemas).
+    JsonObject,
+}
+
+/// One request: the messages, the shape asked for and the temperature.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The prompt.
+    pub messages: &'a [Message],
+    /// The answer's shape.
+    pub format: Format<'a>,
+    /// Sampling temperature.
+    pub temperature: f64,
+}
+
+impl Request<'_> {
+    fn body(&self, api: Api, model: &str) -> Value {
+        let t = self.temperature;
+        match (api, self.format) {
+            (Api::OpenAi, Format::Schema { name, schema }) => json!({
+                "model": model, "messages": self.messages, "temperature": t, "stream": false,
+                "response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": false}},
+            }),
+            (Api::OpenAi, Format::JsonObject) => json!({
+                "model": model, "messages": self.messages, "temperature": t, "stream": false,
+                "response_format": {"type": "json_object"},
+            }),
+            (Api::Ollama, Format::Schema { schema, .. }) => json!({
+                "model": model, "messages": self.messages, "stream": false, "format": schema,
+                "options": {"temperature": t},
+            }),
+            (Api::Ollama, Format::JsonObject) => json!({
+                "model": model, "messages": self.messages, "stream": false, "format": "json",
+                "options": {"temperature": t},
+            }),
+        }
+    }
+}
+
 /// The model's text and the tokens it cost.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
@@ -142,20 +214,11 @@ pub async fn call_once(
     http: &reqwest::Client,
     base: &str,
     model: &str,
-    messages: &[Message],
+    request: &Request<'_>,
     timeout: Duration,
 ) -> Result<Reply, CallError> {
     let api = Api::of(base);
-    let body = match api {
-        Api::OpenAi => json!({
-            "model": model, "messages": messages, "temperature": 0, "stream": false,
-            "response_format": {"type": "json_object"},
-        }),
-        Api::Ollama => json!({
-            "model": model, "messages": messages, "stream": false, "format": "json",
-            "options": {"temperature": 0},
-        }),
-    };
+    let body = request.body(api, model);
     let url = api.endpoint(base);
     let send = async {
         let resp = http
@@ -240,6 +303,9 @@ pub struct Retry {
     pub rate_limit_waits: u32,
     /// Longest wait after a 429.
     pub max_wait: Duration,
+    /// Retries after a 5xx, a failed or broken connection, or a cut or garbled answer; the
+    /// pause before each doubles from `pause`.
+    pub error_retries: u32,
 }
 
 impl Default for Retry {
@@ -250,21 +316,35 @@ impl Default for Retry {
             timeout_retries: 2,
             rate_limit_waits: 3,
             max_wait: Duration::from_secs(120),
+            error_retries: 2,
         }
     }
 }
 
-/// Calls with the retry policy; the last error when every attempt failed.
+/// Calls with the retry policy; the last error when every attempt failed. `schemas` says
+/// whether this server still takes JSON Schemas; it is cleared the first time it refuses one.
 pub async fn call(
     http: &reqwest::Client,
     base: &str,
     model: &str,
-    messages: &[Message],
+    request: Request<'_>,
     retry: Retry,
+    schemas: &AtomicBool,
 ) -> Result<Reply, CallError> {
-    let (mut timeouts, mut limited) = (0, 0);
+    let (mut timeouts, mut limited, mut errors) = (0, 0, 0);
+    let mut request = request;
     loop {
-        match call_once(http, base, model, messages, retry.timeout).await {
+        if !schemas.load(Ordering::Relaxed) {
+            request.format = Format::JsonObject;
+        }
+        match call_once(http, base, model, &request, retry.timeout).await {
+            Err(CallError::Status { status, body })
+                if matches!(status, 400 | 422)
+                    && matches!(request.format, Format::Schema { .. }) =>
+            {
+                tracing::warn!(model, status, "the model server refuses JSON Schema output ({body}); asking it for json_object from now on");
+                schemas.store(false, Ordering::Relaxed);
+            }
             Err(CallError::Timeout(t)) if timeouts < retry.timeout_retries => {
                 timeouts += 1;
                 tracing::warn!(
@@ -278,6 +358,12 @@ pub async fn call(
                 limited += 1;
                 let wait = after.unwrap_or(Duration::from_secs(60)).min(retry.max_wait);
                 tracing::warn!(model, "model server says 429; waiting {wait:?}");
+                tokio::time::sleep(wait).await;
+            }
+            Err(e) if e.is_transient() && errors < retry.error_retries => {
+                let wait = retry.pause * 2u32.pow(errors);
+                errors += 1;
+                tracing::warn!(model, attempt = errors, "{e}; retrying in {wait:?}");
                 tokio::time::sleep(wait).await;
             }
             other => return other,

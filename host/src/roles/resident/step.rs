@@ -172,11 +172,6 @@ impl Life {
                     )
                     .await;
                 }
-                let cited = state
-                    .review
-                    .as_ref()
-                    .map(|r| r.rules.clone())
-                    .unwrap_or_default();
                 self.save_memory(me, link, hub).await?;
                 self.write_avoiding(
                     me,
@@ -185,7 +180,7 @@ impl Life {
                     setup,
                     &slice,
                     Some((&current, &state.draft, DraftStatus::Rejected)),
-                    &cited,
+                    state.review.as_ref(),
                 )
                 .await?;
                 Ok(Duration::ZERO)
@@ -261,7 +256,7 @@ impl Life {
         slice: &Slice,
         prev: Option<(&Event, &Draft, DraftStatus)>,
     ) -> Result<(), HostError> {
-        self.write_avoiding(me, link, hub, setup, slice, prev, &[])
+        self.write_avoiding(me, link, hub, setup, slice, prev, None)
             .await
     }
 
@@ -274,8 +269,16 @@ impl Life {
         setup: &Setup,
         slice: &Slice,
         prev: Option<(&Event, &Draft, DraftStatus)>,
-        cited: &[String],
+        review: Option<&soul_kinds::Review>,
     ) -> Result<(), HostError> {
+        // The rules the last draft broke, and (for the prompt) that draft and the reason.
+        let cited: &[String] = review.map_or(&[], |r| r.rules.as_slice());
+        let rejected = match (prev, review) {
+            (Some((_, d, DraftStatus::Rejected)), Some(r)) => {
+                Some((d.content.as_str(), r.reason.as_str()))
+            }
+            _ => None,
+        };
         let pk = me.keys.public_key();
         let step = prev.map_or(0, |(e, ..)| e.created_at.as_secs());
         let mut rng = dice::dice(&pk, step);
@@ -302,11 +305,14 @@ impl Life {
                 });
             }
         }
-        let last_post = history
+        let posted: Vec<String> = history
             .iter()
-            .rev()
-            .find(|h| h.status == DraftStatus::Posted)
-            .map(|h| h.content.clone());
+            .filter(|h| h.status == DraftStatus::Posted)
+            .map(|h| h.content.clone())
+            .collect();
+        let last_post = posted.last().cloned();
+        // Up to four posts before the last, oldest first.
+        let recent = &posted[posted.len().saturating_sub(5)..posted.len().saturating_sub(1)];
         // Karma (seed 002): before writing, the few most relevant lessons — what got drafts
         // rejected, this resident's or another's. Words they quote are avoided too.
         let query = format!(
@@ -349,6 +355,9 @@ impl Life {
             rules: setup.rules.listed(),
             avoid: &avoid,
             last_post: last_post.as_deref(),
+            recent,
+            memory: &self.memory.short_term,
+            rejected,
             accept: &accept,
         };
         let thought = setup.minds.of(&me.name).draft(&ask).await;
