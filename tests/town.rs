@@ -117,6 +117,13 @@ async fn the_town_drafts_reviews_posts_and_reports() {
     );
     let events = wait_for(&c, kind(SoulKind::TownEvent), 3).await;
     assert!(events.len() >= 3, "town events are announced");
+    for e in events.iter() {
+        let t: soul_kinds::TownEvent = soul_kinds::parse(e).unwrap();
+        assert!(
+            t.ends.is_some_and(|end| end > t.starts),
+            "each event says when it is over: {t:?}"
+        );
+    }
 
     // Memory: sealed to the resident itself; nobody else reads it.
     let memories = wait_for(&c, kind(SoulKind::Memory), 1).await;

@@ -144,8 +144,20 @@ fn town_kinds_round_trip_with_their_tags() {
         title: "Market".into(),
         description: String::new(),
         starts: 1_700_100_000,
+        ends: Some(1_700_107_200),
     };
     round_trip(&te, town_event(&te));
+    assert_eq!(te.over_at(), 1_700_107_200);
+    // An older reporter's event (no `ends`) is over a day after it starts.
+    let old: TownEvent =
+        serde_json::from_str(r#"{"title":"Market","description":"","starts":1700100000}"#).unwrap();
+    assert_eq!(old.over_at(), 1_700_100_000 + 24 * 3600);
+    let backwards = TownEvent {
+        ends: Some(1),
+        ..te.clone()
+    };
+    let err = parse::<TownEvent>(&signed(town_event(&backwards))).unwrap_err();
+    assert!(err.to_string().contains("field \"ends\""), "{err}");
 
     let members = vec![RosterMember {
         pubkey: keys.public_key(),

@@ -174,10 +174,15 @@ async fn round(
         let lead = setup
             .clock
             .scale(Duration::from_secs_f64(ev.in_hours.max(0.0) * 3600.0));
+        let length = setup
+            .clock
+            .scale(Duration::from_secs_f64(ev.hours.max(0.0) * 3600.0));
+        let starts = now + lead.as_secs();
         let content = TownEvent {
             title: cut(&ev.title, 200),
             description: cut(&ev.description, 4000),
-            starts: now + lead.as_secs(),
+            starts,
+            ends: Some(starts + length.as_secs().max(1)),
         };
         match link.publish(&me.keys, town_event(&content)).await {
             Ok(_) => {

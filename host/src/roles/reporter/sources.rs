@@ -73,6 +73,13 @@ pub struct EventSpec {
     /// Town hours after the reporter first announces it.
     #[serde(default)]
     pub in_hours: f64,
+    /// How many town hours it lasts; residents stop talking about it after.
+    #[serde(default = "two_hours")]
+    pub hours: f64,
+}
+
+fn two_hours() -> f64 {
+    2.0
 }
 
 /// What news must pass.

@@ -35,8 +35,8 @@ pub struct Board {
     pub memories: HashMap<PublicKey, Event>,
     /// Titles of the newest news items, newest last (parsed once here, not by every writer).
     pub news: VecDeque<String>,
-    /// Titles of the newest town events, newest last.
-    pub events: VecDeque<String>,
+    /// The newest town events (title, when over in unix seconds), newest last.
+    pub events: VecDeque<(String, u64)>,
     /// Notes that `p`-tag a resident, by that resident.
     pub mentions: HashMap<PublicKey, Vec<Event>>,
     /// (resident, note) pairs the resident already answered.
@@ -91,12 +91,25 @@ impl Board {
                 Err(_) => Vec::new(),
             },
             Some(SoulKind::TownEvent) => match parse::<TownEvent>(&event) {
-                Ok(t) => push_capped(&mut self.events, t.title),
+                Ok(t) => {
+                    let over = t.over_at();
+                    push_capped(&mut self.events, (t.title, over))
+                }
                 Err(_) => Vec::new(),
             },
             _ if event.kind == Kind::TextNote => self.file_note(event),
             _ => Vec::new(),
         }
+    }
+
+    /// The titles of the town events not yet over at `now` (unix seconds): an event that is
+    /// over is no longer talked about.
+    pub fn events_on(&self, now: u64) -> Vec<String> {
+        self.events
+            .iter()
+            .filter(|(_, over)| *over > now)
+            .map(|(title, _)| title.clone())
+            .collect()
     }
 
     fn file_note(&mut self, note: Event) -> Vec<PublicKey> {
@@ -139,8 +152,8 @@ impl Board {
     }
 }
 
-fn push_capped(list: &mut VecDeque<String>, title: String) -> Vec<PublicKey> {
-    list.push_back(title);
+fn push_capped<T>(list: &mut VecDeque<T>, item: T) -> Vec<PublicKey> {
+    list.push_back(item);
     while list.len() > BULLETIN {
         list.pop_front();
     }
@@ -321,4 +334,39 @@ async fn catch_up(hub: &Weak<Hub>, link: &Link, residents: &[PublicKey]) -> Resu
     }
     h.wake(&who);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use nostr::Keys;
+    use soul_kinds::content::town_event;
+
+    use super::*;
+
+    #[test]
+    fn an_event_that_is_over_is_no_longer_offered() {
+        let keys = Keys::generate();
+        let mut board = Board::default();
+        let event = |title: &str, starts: u64, ends: Option<u64>| {
+            let t = TownEvent {
+                title: title.into(),
+                description: String::new(),
+                starts,
+                ends,
+            };
+            town_event(&t).sign_with_keys(&keys).unwrap()
+        };
+        board.file(event("Flower market", 1_000, Some(8_200)));
+        board.file(event("Old reporter's fair", 1_000, None));
+        assert_eq!(
+            board.events_on(500),
+            ["Flower market", "Old reporter's fair"]
+        );
+        assert_eq!(
+            board.events_on(8_199),
+            ["Flower market", "Old reporter's fair"]
+        );
+        assert_eq!(board.events_on(8_200), ["Old reporter's fair"]);
+        assert!(board.events_on(1_000 + 24 * 3600).is_empty());
+    }
 }

@@ -85,7 +85,7 @@ impl Life {
                 reviews,
                 memory: b.memories.get(&pk).cloned(),
                 news: b.news.iter().cloned().collect(),
-                events: b.events.iter().cloned().collect(),
+                events: b.events_on(now_secs() as u64),
                 last_note: b.last_note.get(&pk).cloned(),
             }
         };

@@ -236,6 +236,8 @@ mod tests {
     fn the_six_classes_in_both_languages() {
         let cases: &[(&str, &str)] = &[
             ("Mr. Tanaka told me about the bakery", "NG1"),
+            ("Had lunch with Tanaka by the river today", "NG1"),
+            ("昨日、田中さんと駅前でお茶した", "NG1"),
             ("田中氏が新しい店を開いた", "NG1"),
             ("The president gave a speech today", "NG2"),
             ("首相の会見を見た", "NG2"),
