@@ -179,6 +179,7 @@ async fn draft(mind: &dyn Mind, lessons: &[String]) -> String {
             fatigue: 0.2,
             hour: 9,
             favourites: &[],
+            said: &[],
         },
         seed: 7,
         lessons,

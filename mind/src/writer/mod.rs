@@ -3,16 +3,19 @@
 //! A post is put together from the profile (interests, positive prompts, style endings, emoji),
 //! what the resident chose to write about (continue its last post, a news item, a town event),
 //! its memory (mood, fatigue, favourite topics) and the town hour, so posts vary across a day.
-//! Phrases live in one bank per language (`ja.rs`, `en.rs`). Every choice comes from the
-//! caller's seeded random source, so the same inputs give the same post.
+//! Phrases live in one data file per language (`mind/data/writer/{ja,en}.yaml`, see [`bank`]);
+//! the code only says how they combine: a sentence already posted today is not posted again, a
+//! "continue" is only ever about the resident's own topic, the resident's ending is attached by
+//! the grammar of the clause it ends ([`ending`]), and English sentences start with a capital.
+//! Every choice comes from the caller's seeded random source, so the same inputs give the same
+//! post.
 //!
 //! The writer never sees NG rules itself: the caller passes an `accept` check (the NG rules the
 //! last draft broke, the words the reviewer quoted, and "not like the previous post"), and the
 //! writer tries other choices until one passes.
 
-mod bank;
-mod en;
-mod ja;
+pub mod bank;
+mod ending;
 
 use rand::seq::IndexedRandom;
 use rand::Rng;
@@ -57,6 +60,8 @@ pub struct Input<'a> {
     pub hour: u32,
     /// Favourite topics from long-term memory.
     pub favourites: &'a [String],
+    /// What the resident posted today: none of their sentences is posted again.
+    pub said: &'a [String],
 }
 
 /// A written post and the topic it is about (kept in memory for the next "continue").
@@ -69,10 +74,32 @@ pub struct Written {
 }
 
 fn bank(lang: Language) -> &'static Bank {
-    match lang {
-        Language::Ja => &ja::BANK,
-        Language::En => &en::BANK,
-    }
+    bank::of(lang)
+}
+
+/// The sentences of `text`, normalised (lower case, no closing marks or emoji), to tell a
+/// sentence already said.
+pub fn sentences(text: &str) -> Vec<String> {
+    text.split(['。', '！', '？', '!', '?', '.', '…'])
+        .map(|s| {
+            s.chars()
+                .filter(|c| {
+                    c.is_alphanumeric()
+                        || c.is_whitespace()
+                        || matches!(c, '「' | '」' | '、' | ',' | '\'')
+                })
+                .collect::<String>()
+                .trim()
+                .to_lowercase()
+        })
+        .filter(|s| s.chars().count() > 1)
+        .collect()
+}
+
+/// Whether `text` says a sentence one of `said` already said.
+fn repeats(text: &str, said: &[String]) -> bool {
+    let old: std::collections::HashSet<String> = said.iter().flat_map(|p| sentences(p)).collect();
+    sentences(text).iter().any(|s| old.contains(s))
 }
 
 /// One post; tries up to 24 sets of choices until `accept` passes, then falls back to a plain
@@ -90,7 +117,7 @@ pub fn write(
             Source::Continue { topic: None }
         };
         let w = compose(input, &source, rng);
-        if accept(&w.text) {
+        if !repeats(&w.text, input.said) && accept(&w.text) {
             return Some(w);
         }
     }
@@ -105,7 +132,12 @@ pub fn write(
         .choose(rng)
         .map(|s| s.to_string())
         .unwrap_or_else(|| b.fallback_topic.to_string());
-    let text = fill(b.plain, &topic);
+    // Plain, with the bank's own ending: the resident's ending may be what is refused.
+    let plain = fill(&b.plain, &topic);
+    let text = match input.profile.language {
+        Language::Ja => ending::ja(&plain, "。"),
+        Language::En => ending::en(&plain, "."),
+    };
     accept(&text).then_some(Written { text, topic })
 }
 
@@ -114,23 +146,21 @@ pub fn write(
 pub fn reply(profile: &Profile, author_name: &str, depth: usize, rng: &mut impl Rng) -> String {
     let b = bank(profile.language);
     let line = if depth == 0 {
-        b.reply_open
+        &b.reply_open
     } else {
-        b.reply_more
+        &b.reply_more
     }
     .choose(rng)
-    .copied()
-    .unwrap_or("{name}");
+    .map_or("{name}", String::as_str);
     let topic = profile
         .interests
         .choose(rng)
         .map(String::as_str)
         .unwrap_or("");
-    let mut text = line
+    let text = line
         .replace("{name}", author_name)
         .replace("{topic}", topic);
-    text.push_str(ending(profile, b, rng));
-    text
+    finish(vec![text], profile, b, rng)
 }
 
 fn compose(input: &Input<'_>, source: &Source, rng: &mut impl Rng) -> Written {
@@ -143,11 +173,22 @@ fn compose(input: &Input<'_>, source: &Source, rng: &mut impl Rng) -> Written {
             parts.push(o.to_string());
         }
     }
+    // A "continue" is about the resident's own topic only: the last post may have been about a
+    // headline or an event, and "more of the headline" is nobody's post.
+    let own = |t: &String| p.interests.contains(t) || input.favourites.contains(t);
+    // A headline or an event is never the resident's topic: the post is remembered under one
+    // of its own interests, so the next "continue" cannot carry on the headline.
+    let interest = || {
+        p.interests
+            .first()
+            .cloned()
+            .unwrap_or_else(|| b.fallback_topic.to_string())
+    };
     let (body, topic) = match source {
-        Source::News { title } => (fill(pick(b.news, rng), title), title.clone()),
-        Source::Event { title } => (fill(pick(b.event, rng), title), title.clone()),
-        Source::Continue { topic: Some(t) } if rng.random_bool(0.8) => {
-            (fill(pick(b.cont, rng), t), t.clone())
+        Source::News { title } => (fill(pick(&b.news, rng), title), interest()),
+        Source::Event { title } => (fill(pick(&b.event, rng), title), interest()),
+        Source::Continue { topic: Some(t) } if own(t) && rng.random_bool(0.8) => {
+            (fill(pick(&b.cont, rng), t), t.clone())
         }
         Source::Continue { .. } => {
             let pool: Vec<&String> = p.interests.iter().chain(input.favourites).collect();
@@ -155,7 +196,7 @@ fn compose(input: &Input<'_>, source: &Source, rng: &mut impl Rng) -> Written {
                 .choose(rng)
                 .map(|s| s.to_string())
                 .unwrap_or_else(|| b.fallback_topic.to_string());
-            (fill(pick(b.fresh, rng), &t), t)
+            (fill(pick(&b.fresh, rng), &t), t)
         }
     };
     parts.push(body);
@@ -173,18 +214,17 @@ fn compose(input: &Input<'_>, source: &Source, rng: &mut impl Rng) -> Written {
             )
             .collect();
         if let Some(x) = extra.choose(rng) {
-            parts.push(fill(pick(b.aside, rng), x));
+            parts.push(fill(pick(&b.aside, rng), x));
         }
     }
     if input.fatigue > 0.6 && rng.random_bool(0.7) {
-        parts.push(pick(b.tired, rng).to_string());
+        parts.push(pick(&b.tired, rng).to_string());
     } else if input.mood > 0.65 && rng.random_bool(0.6) {
-        parts.push(pick(b.happy, rng).to_string());
+        parts.push(pick(&b.happy, rng).to_string());
     } else if input.mood < 0.35 && rng.random_bool(0.6) {
-        parts.push(pick(b.low, rng).to_string());
+        parts.push(pick(&b.low, rng).to_string());
     }
-    let mut text = parts.join(b.joiner);
-    text.push_str(ending(p, b, rng));
+    let mut text = finish(parts, p, b, rng);
     if !p.emoji.is_empty() && rng.random_bool(0.35) {
         text.push_str(&p.emoji[rng.random_range(0..p.emoji.len())]);
     }
@@ -202,16 +242,37 @@ pub fn written_in(text: &str, lang: Language) -> bool {
     ja == (lang == Language::Ja)
 }
 
-fn ending<'a>(p: &'a Profile, b: &'a Bank, rng: &mut impl Rng) -> &'a str {
-    if p.endings.is_empty() {
-        pick(b.endings, rng)
+/// The parts joined into sentences, the resident's ending (or the bank's) attached to the last
+/// by grammar, English sentences capitalised.
+fn finish(parts: Vec<String>, p: &Profile, b: &Bank, rng: &mut impl Rng) -> String {
+    let endings = if p.endings.is_empty() {
+        &b.endings
     } else {
-        &p.endings[rng.random_range(0..p.endings.len())]
+        &p.endings
+    };
+    let chosen = pick(endings, rng);
+    match p.language {
+        Language::Ja => {
+            let (last, before) = parts.split_last().expect("a post has a body");
+            let mut text: String = before
+                .iter()
+                .map(|s| ending::ja(s, "。"))
+                .collect::<Vec<_>>()
+                .concat();
+            text.push_str(&ending::ja(last, chosen));
+            text
+        }
+        Language::En => {
+            let (last, before) = parts.split_last().expect("a post has a body");
+            let mut text: Vec<String> = before.iter().map(|s| ending::en(s, ".")).collect();
+            text.push(ending::en(last, chosen));
+            text.join(" ")
+        }
     }
 }
 
-fn pick<'a>(list: &[&'a str], rng: &mut impl Rng) -> &'a str {
-    list.choose(rng).copied().unwrap_or("")
+fn pick<'a>(list: &'a [String], rng: &mut impl Rng) -> &'a str {
+    list.choose(rng).map_or("", String::as_str)
 }
 
 fn fill(template: &str, topic: &str) -> String {

@@ -17,6 +17,7 @@ fn input<'a>(p: &'a Profile, c: &'a Common, source: Source, hour: u32) -> Input<
         fatigue: 0.2,
         hour,
         favourites: &[],
+        said: &[],
     }
 }
 
@@ -99,4 +100,47 @@ fn refused_topics_are_dropped() {
         write(&input(&p, &c, src, 8), &mut b, |_| true),
         "same seed, same post"
     );
+}
+
+/// Issue 15: over a town day of posts a resident never says a sentence twice, never carries on
+/// a headline as if it were its own, and English sentences start with a capital.
+#[test]
+fn a_day_never_repeats_a_sentence_nor_continues_a_headline() {
+    let (c, profiles) = town();
+    let headline = "Library extends reading-room hours";
+    for p in &profiles {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut today: Vec<String> = Vec::new();
+        let mut topic: Option<String> = None;
+        for hour in 0..24 {
+            let source = if hour % 5 == 0 {
+                Source::News {
+                    title: headline.into(),
+                }
+            } else {
+                Source::Continue {
+                    topic: topic.clone(),
+                }
+            };
+            let i = Input {
+                said: &today,
+                ..input(p, &c, source, hour)
+            };
+            let w = write(&i, &mut rng, |_| true).unwrap();
+            assert!(!p.interests.is_empty() && w.topic != headline, "{}", w.text);
+            let old: std::collections::HashSet<String> =
+                today.iter().flat_map(|t| sentences(t)).collect();
+            for s in sentences(&w.text) {
+                assert!(!old.contains(&s), "{}: {s:?} again in {:?}", p.name, w.text);
+            }
+            if p.language == Language::En {
+                for s in w.text.split(". ") {
+                    let first = s.trim_start_matches('"').chars().next().unwrap();
+                    assert!(!first.is_lowercase(), "{}", w.text);
+                }
+            }
+            topic = Some(w.topic.clone());
+            today.push(w.text);
+        }
+    }
 }

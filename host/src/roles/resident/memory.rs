@@ -106,11 +106,29 @@ pub fn after_post(m: &mut MemoryContent, topic: &str, snippet: &str, hours: f64)
     if times >= 3 && !m.long_term.contains(&fav) {
         remember(m, fav);
     }
-    // Rest between posts lowers fatigue; a post raises it. Mood drifts back towards 0.6 and a
-    // published post is a small joy.
+    // Rest between posts lowers fatigue; a post raises it. Mood drifts back towards 0.5 and a
+    // published post is a small joy: it settles near 0.55, so the day's wave ([`mood_at`])
+    // carries it above the writer's happy line in the afternoon and below its low line at night.
     m.fatigue = (m.fatigue - 0.1 * hours).clamp(0.0, 1.0);
     m.fatigue = (m.fatigue + 0.15).clamp(0.0, 1.0);
-    m.mood = (m.mood + (0.6 - m.mood) * 0.2 + 0.05).clamp(0.0, 1.0);
+    m.mood = (m.mood + (0.5 - m.mood) * 0.2 + 0.01).clamp(0.0, 1.0);
+}
+
+/// How tired the resident is at town `hour`: what the posts left, or the day's own weariness,
+/// whichever is more (nobody is fresh at midnight).
+pub fn fatigue_at(m: &MemoryContent, hour: u32) -> f64 {
+    let day = match hour % 24 {
+        h @ 7..=23 => (h - 7) as f64 / 16.0 * 0.85,
+        h => 0.85 - (h as f64 + 1.0) / 7.0 * 0.85,
+    };
+    m.fatigue.max(day).clamp(0.0, 1.0)
+}
+
+/// The resident's mood at town `hour`: its mood, up by day and down at night (a wave of ±0.25
+/// peaking at 15:00).
+pub fn mood_at(m: &MemoryContent, hour: u32) -> f64 {
+    let phase = (hour % 24) as f64 - 9.0;
+    (m.mood + 0.25 * (phase / 24.0 * std::f64::consts::TAU).sin()).clamp(0.0, 1.0)
 }
 
 /// After a rejection citing `rules` for the quoted `words`.
@@ -196,6 +214,14 @@ mod tests {
         assert_eq!(last_topic(&m).as_deref(), Some("basil"));
         assert_eq!(favourites(&m), vec!["basil".to_string()]);
         assert!(m.fatigue > 0.5);
+        // The day shows: fresher in the morning than at night, happier in the afternoon.
+        let rested = MemoryContent {
+            fatigue: 0.0,
+            mood: 0.55,
+            ..fresh()
+        };
+        assert!(fatigue_at(&rested, 8) < 0.2 && fatigue_at(&rested, 23) > 0.6);
+        assert!(mood_at(&rested, 15) > 0.65 && mood_at(&rested, 3) < 0.4);
         let words = quoted("mentions \"president\" (NG2: celebrities and politicians)");
         after_rejection(&mut m, &words, &["NG2".into()]);
         assert_eq!(avoided(&m), vec!["president".to_string()]);

@@ -330,14 +330,23 @@ impl Life {
         avoid.dedup();
         let favourites = memory::favourites(&self.memory);
         let seed: u64 = rng.random();
+        let hour = town_hour(setup);
+        // Today's posts (the last town day): none of their sentences is said again.
+        let day = setup.clock.scale(Duration::from_secs(86_400)).as_secs_f64();
+        let said: Vec<String> = history
+            .iter()
+            .filter(|h| h.status == DraftStatus::Posted && h.at as f64 >= now_secs() - day)
+            .map(|h| h.content.clone())
+            .collect();
         let input = writer::Input {
             profile: &setup.profile,
             common: &setup.common,
             source,
-            mood: self.memory.mood,
-            fatigue: self.memory.fatigue,
-            hour: town_hour(setup),
+            mood: memory::mood_at(&self.memory, hour),
+            fatigue: memory::fatigue_at(&self.memory, hour),
+            hour,
             favourites: &favourites,
+            said: &said,
         };
         let accept = |t: &str| {
             let lower = t.to_lowercase();
