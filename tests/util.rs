@@ -216,6 +216,26 @@ impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A failing test shows what the town said: its warnings and errors, and its last lines
+        // (those a wait_log did not already read).
+        if std::thread::panicking() {
+            let log: Vec<String> = self.stderr.try_iter().collect();
+            let notable: Vec<&String> = log
+                .iter()
+                .filter(|l| l.contains("WARN") || l.contains("ERROR"))
+                .collect();
+            let tail = &log[log.len().saturating_sub(40)..];
+            eprintln!(
+                "--- soul's warnings and errors ({}):\n{}\n--- soul's last lines:\n{}",
+                notable.len(),
+                notable
+                    .iter()
+                    .map(|l| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                tail.join("\n")
+            );
+        }
     }
 }
 

@@ -37,17 +37,36 @@ pub struct ReplyAsk<'a> {
 /// when nothing it would say passes `accept`.
 pub fn built_in(ask: &ReplyAsk<'_>) -> Option<String> {
     let mut rng = ChaCha8Rng::seed_from_u64(ask.seed);
-    for _ in 0..4 {
+    // A word the thread's replies already took up is not taken up again ("Everyday, yes." in
+    // every turn), and no reply repeats one of the thread.
+    let replies: Vec<String> = ask
+        .thread
+        .iter()
+        .skip(1)
+        .map(|(_, what)| what.to_lowercase())
+        .collect();
+    // What was said, without the echo of an earlier take-up ("Community, yes. …").
+    let said = match ask.said.split_once(", yes. ") {
+        Some((_, rest)) => rest,
+        None => ask.said,
+    };
+    let word = keyword(said, ask.profile.language)
+        .filter(|w| !replies.iter().any(|r| r.contains(&w.to_lowercase())));
+    let mut last = None;
+    for _ in 0..8 {
         let base = writer::reply(ask.profile, ask.to, ask.depth, &mut rng);
-        let text = match keyword(ask.said, ask.profile.language) {
-            Some(word) => take_up(&word, ask, &base),
+        let text = match &word {
+            Some(word) => take_up(word, ask, &base),
             None => base,
         };
         if (ask.accept)(&text) {
-            return Some(text);
+            if !replies.contains(&text.to_lowercase()) && text != ask.said {
+                return Some(text);
+            }
+            last = Some(text);
         }
     }
-    None
+    last
 }
 
 /// The answer with the word it takes up in front, in the resident's language.
@@ -88,8 +107,9 @@ pub fn keyword(said: &str, language: Language) -> Option<String> {
             }
             (best.chars().count() >= 2).then_some(best)
         }
+        // Latin words only: a Japanese clause is not an English keyword.
         Language::En => said
-            .split(|c: char| !c.is_alphabetic())
+            .split(|c: char| !c.is_ascii_alphabetic())
             // Adverbs ("finally", "really") are how it was said, not what.
             .filter(|w| {
                 w.len() >= 5 && !w.ends_with("ly") && !COMMON.contains(&w.to_lowercase().as_str())
@@ -102,6 +122,8 @@ pub fn keyword(said: &str, language: Language) -> Option<String> {
 const COMMON: &[&str] = &[
     "about", "after", "again", "there", "their", "these", "those", "which", "would", "could",
     "should", "today", "really", "think", "thing", "where", "while", "other", "being", "because",
+    // Words of the reply lines and endings themselves: taking them up echoes the small talk.
+    "point", "worth", "thanks", "reading", "later", "always", "happy", "right", "tell",
 ];
 
 #[cfg(test)]
@@ -128,6 +150,35 @@ mod tests {
             seed: 7,
             accept,
         }
+    }
+
+    #[test]
+    fn a_thread_does_not_echo_itself() {
+        let en = profile(Language::En);
+        let yes = |_: &str| true;
+        let thread = vec![
+            ("ivy".to_owned(), "Small joys of everyday life.".to_owned()),
+            (
+                "mia".to_owned(),
+                "Everyday, yes. Ha, ivy, same here!!".to_owned(),
+            ),
+        ];
+        let a = ReplyAsk {
+            thread: &thread,
+            depth: 1,
+            ..ask(&en, "Everyday, yes. Ha, ivy, same here!!", &yes)
+        };
+        let said = built_in(&a).unwrap();
+        assert!(!said.to_lowercase().contains("everyday"), "{said}");
+        assert!(!thread.iter().any(|(_, t)| *t == said), "{said}");
+    }
+
+    #[test]
+    fn an_answer_never_quotes_another_language() {
+        let en = profile(Language::En);
+        let yes = |_: &str| true;
+        let a = built_in(&ask(&en, "帰りにご近所さんのやさしさのことも考えた", &yes)).unwrap();
+        assert!(writer::written_in(&a, Language::En), "{a}");
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! Japanese endings come in two sorts: closing marks (。！…) that follow anything, and words
 //! (かな, かも, っす, 気がする) that need a clause ending in a plain predicate or a noun. A
 //! clause that already closes with a sentence-final particle (かな, ね, よ…) or a mark takes
-//! only a mark; 気がする follows a verb or an adjective (after そう it needs な); っす drops a
-//! copula だ. English endings follow a clause that has no closing mark of its own; one that
+//! only a mark; 気がする follows a verb or an adjective (after そう it needs な); っす, かな and
+//! かも drop a copula だ. English endings follow a clause that has no closing mark of its own; one that
 //! already ends in ? or ! keeps it, and each sentence starts with a capital.
 
 /// Closing marks of Japanese.
@@ -71,8 +71,10 @@ pub fn ja(clause: &str, ending: &str) -> String {
         }
         return format!("{clause}{ending}");
     }
-    if word.starts_with("っす") {
-        if let Some(stem) = clause.strip_suffix('だ') {
+    // A copula だ drops before っす, かな and かも (そうだ → そうかも).
+    if ["っす", "かな", "かも"].iter().any(|w| word.starts_with(w)) {
+        // …but not the だ of a past tense after ん (進んだ, 読んだ).
+        if let Some(stem) = clause.strip_suffix('だ').filter(|s| !s.ends_with('ん')) {
             return format!("{stem}{ending}");
         }
     }
@@ -148,8 +150,11 @@ mod tests {
             ("星がきれい", "気がする。", "星がきれい気がする。"),
             ("お昼休み", "気がする。", "お昼休み。"),
             ("今日は雨だ", "気がする。", "今日は雨だ。"),
-            // っす: a copula だ is dropped.
+            // っす, かな, かも: a copula だ is dropped.
             ("最高だ", "っす！", "最高っす！"),
+            ("たしかにそうだ", "かも。", "たしかにそうかも。"),
+            ("今日は雨だ", "かな。", "今日は雨かな。"),
+            ("本を読んだ", "かも。", "本を読んだかも。"),
             ("ラーメンを食べた", "っす。", "ラーメンを食べたっす。"),
             // A clause that closed itself keeps its mark.
             ("誰か一緒に行く人いる？", "かな。", "誰か一緒に行く人いる？"),

@@ -4,7 +4,6 @@ use crate::HostError;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use nostr::{Event, EventId, Timestamp};
-use rand::seq::IndexedRandom;
 use rand::Rng;
 use soul_kinds::content::draft;
 use soul_kinds::content::MAX_DRAFT_HISTORY;
@@ -283,12 +282,15 @@ impl Life {
         let step = prev.map_or(0, |(e, ..)| e.created_at.as_secs());
         let mut rng = dice::dice(&pk, step);
         let lang = setup.profile.language;
+        // Only items in the resident's language: before any has arrived it carries on instead.
+        let news = in_language(&slice.news, lang);
+        let events = in_language(&slice.events, lang);
         let source = match dice::pick(&mut rng) {
-            Pick::News if !slice.news.is_empty() => Source::News {
-                title: in_language(&slice.news, lang, &mut rng),
+            Pick::News if !news.is_empty() => Source::News {
+                title: news[rng.random_range(0..news.len())].clone(),
             },
-            Pick::Event if !slice.events.is_empty() => Source::Event {
-                title: in_language(&slice.events, lang, &mut rng),
+            Pick::Event if !events.is_empty() => Source::Event {
+                title: events[rng.random_range(0..events.len())].clone(),
             },
             _ => Source::Continue {
                 topic: memory::last_topic(&self.memory),
@@ -409,15 +411,12 @@ fn about(source: &Source) -> &str {
 }
 
 /// A title in the resident's language when the bulletin has one, else any.
-fn in_language(titles: &[String], lang: Language, rng: &mut impl Rng) -> String {
-    let own: Vec<&String> = titles
+fn in_language(titles: &[String], lang: Language) -> Vec<String> {
+    titles
         .iter()
         .filter(|t| writer::written_in(t, lang))
-        .collect();
-    match own.choose(rng) {
-        Some(t) => t.to_string(),
-        None => titles.choose(rng).cloned().unwrap_or_default(),
-    }
+        .cloned()
+        .collect()
 }
 
 /// The hour of the town day (town time restarts from real time at each UTC midnight, as in
