@@ -77,6 +77,10 @@ impl Message {
 /// answer, our AUTH and its answer (up to [`RELAY_TIMEOUT`]), the REQ again.
 const FOLLOW_PATIENCE: Duration = Duration::from_secs(3 * RELAY_TIMEOUT.as_secs());
 
+/// How far before its rumor a gift wrap may be dated (NIP-59 tweaks seal and wrap times up to
+/// two days back), plus a minute of clock skew.
+const WRAP_TWEAK_SECS: u64 = 2 * 86_400 + 60;
+
 /// An agent's own connection for gift wraps, authenticated wherever the relay allows it.
 #[derive(Debug, Clone)]
 pub struct DmClient {
@@ -221,7 +225,26 @@ impl DmClient {
 
     /// Every stored gift wrap to this agent that decrypts, oldest message first.
     pub async fn history(&self) -> Result<Vec<Message>, LinkError> {
-        let filter = Filter::new().kind(Kind::GiftWrap).pubkey(self.me());
+        self.stored(Filter::new().kind(Kind::GiftWrap).pubkey(self.me()))
+            .await
+    }
+
+    /// The stored gift wraps that can hold a message written in the last `window`: a wrap's
+    /// created_at is up to two days before its rumor's (NIP-59), so the relay is asked for
+    /// wraps since `window` + two days ago, and the rumors are filtered here.
+    pub async fn recent(&self, window: Duration) -> Result<Vec<Message>, LinkError> {
+        let now = Timestamp::now();
+        let reach = window.as_secs() + WRAP_TWEAK_SECS;
+        let filter = Filter::new()
+            .kind(Kind::GiftWrap)
+            .pubkey(self.me())
+            .since(Timestamp::from(now.as_secs().saturating_sub(reach)));
+        let mut out = self.stored(filter).await?;
+        out.retain(|m| m.created_at.as_secs() + window.as_secs() >= now.as_secs());
+        Ok(out)
+    }
+
+    async fn stored(&self, filter: Filter) -> Result<Vec<Message>, LinkError> {
         let events = crate::fetch(&self.client, filter).await?;
         let mut out = Vec::new();
         for event in events.iter() {

@@ -29,8 +29,9 @@ pub mod suggest;
 use crate::HostError;
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
-use nostr::Timestamp;
+use nostr::{EventId, Timestamp};
 use soul_kinds::{Role, WorkerRun, WorkerState};
 use tokio::task::{AbortHandle, JoinSet};
 
@@ -42,7 +43,7 @@ use crate::roles::buddy::Buddy;
 use crate::roles::executor::Executor;
 use crate::roles::RoleCtx;
 use soul_guard::confirm;
-use soul_link::dm::replay::{Seen, Stale};
+use soul_link::dm::replay::{Seen, Stale, MAX_AGE_SECS};
 use soul_link::dm::{DmClient, Message};
 use soul_link::Identity;
 
@@ -108,6 +109,8 @@ struct Worker {
     /// Codes of the questions this worker asked the owner (CONFIRM): the owner's answers go
     /// to the guardian's asker, and must not be read here as commands or chat.
     asked: HashSet<String>,
+    /// Gift wraps already considered by this process, live or swept.
+    considered: HashSet<EventId>,
 }
 
 /// Runs a worker until its task is aborted.
@@ -142,23 +145,44 @@ pub async fn run(me: Identity, ctx: RoleCtx, job: Job) -> Result<(), HostError> 
             .filter(|m| m.sender == my)
             .filter_map(|m| confirm::code_asked(&m.text).map(str::to_owned))
             .collect(),
+        considered: HashSet::new(),
     };
     // What arrived while we were away, oldest first; replays and stale ones are dropped here.
+    w.considered
+        .extend(history.iter().filter(|m| m.sender == my).map(|m| m.wrap_id));
     for m in history.into_iter().filter(|m| m.sender != my) {
-        w.handle(m).await;
+        w.take(m).await;
     }
-    while let Some(m) = w.dm.next(&mut rx).await {
-        if m.sender == my {
-            w.seen.absorb_reply(&m);
-            if let Some(code) = confirm::code_asked(&m.text) {
-                w.asked.insert(code.to_owned());
+    // Live messages, and now and then a sweep of what the relay stored lately: a message the
+    // live subscription did not bring (a connection that dropped and came back, a message that
+    // arrived while the subscription was being re-opened after AUTH) is still handled, once.
+    let mut sweep = tokio::time::interval(SWEEP_EVERY);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    sweep.tick().await;
+    loop {
+        tokio::select! {
+            m = w.dm.next(&mut rx) => {
+                let Some(m) = m else { break };
+                w.take(m).await;
             }
-        } else {
-            w.handle(m).await;
+            _ = sweep.tick() => match w.dm.recent(Duration::from_secs(MAX_AGE_SECS)).await {
+                Ok(stored) => {
+                    // Our own replies first: they mark what was handled.
+                    let (mine, theirs): (Vec<Message>, Vec<Message>) =
+                        stored.into_iter().partition(|m| m.sender == my);
+                    for m in mine.into_iter().chain(theirs) {
+                        w.take(m).await;
+                    }
+                }
+                Err(e) => tracing::debug!(worker = %w.me.name, "inbox sweep failed: {e}"),
+            },
         }
     }
     Ok(())
 }
+
+/// How often a worker sweeps its stored inbox for a message the live subscription missed.
+const SWEEP_EVERY: Duration = Duration::from_secs(15);
 
 /// A control command as the guardian sees it; `None` for `status` (it only reads) and `run`
 /// (judged on its own).
@@ -175,6 +199,22 @@ fn control(action: &Action, sender: nostr::PublicKey) -> Option<guarded::Guarded
 }
 
 impl Worker {
+    /// One message, live or swept: each wrap is considered once in this process (a refused
+    /// stranger's message is not refused again at every sweep).
+    async fn take(&mut self, m: Message) {
+        if !self.considered.insert(m.wrap_id) {
+            return;
+        }
+        if m.sender == self.me.keys.public_key() {
+            self.seen.absorb_reply(&m);
+            if let Some(code) = confirm::code_asked(&m.text) {
+                self.asked.insert(code.to_owned());
+            }
+        } else {
+            self.handle(m).await;
+        }
+    }
+
     async fn handle(&mut self, m: Message) {
         // Checked, not yet marked: only a message its sender was entitled to send is recorded
         // as handled (a refused stranger's message marks nothing).
