@@ -11,9 +11,11 @@
 //! `cargo bench -p soul-relay --bench fanout -- [--connections C] [--subs S] [--events N]
 //!  [--rate R (events/s, 0 = full speed)] [--runs K] [--grace SECS]`
 //!
-//! The relay runs in a child process of its own (its peak RSS is its own); latency is from the
-//! moment the publisher wrote the EVENT to the moment a subscriber read it, both clocks being
-//! this process's.
+//! The relay runs in a child process of its own (its peak RSS and CPU seconds are its own);
+//! latency is from the moment the publisher wrote the EVENT to the moment a subscriber read it,
+//! both clocks being this process's. The relay's CPU microseconds per delivery (user + system,
+//! from `/proc/<pid>/stat`, over the publishing and draining) hold on a shared machine where
+//! latency does not.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -193,6 +195,16 @@ impl Child {
         }
     }
 
+    /// User + system CPU seconds the relay has used so far (`/proc/<pid>/stat` fields 14 and
+    /// 15, in clock ticks of 1/100 s on Linux).
+    fn cpu_secs(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.process.id())).unwrap();
+        let f: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..]
+            .split_whitespace()
+            .collect();
+        (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / 100.0
+    }
+
     fn peak_rss_mib(&self) -> f64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.process.id()))
             .ok()
@@ -251,6 +263,16 @@ fn spread(xs: &mut [f64]) -> String {
     )
 }
 
+fn spread2(xs: &mut [f64]) -> String {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    format!(
+        "{:.2} / {:.2} / {:.2}",
+        xs[0],
+        xs[xs.len() / 2],
+        xs[xs.len() - 1]
+    )
+}
+
 #[tokio::main(flavor = "multi_thread")]
 async fn main() {
     let argv: Vec<String> = std::env::args().collect();
@@ -264,7 +286,7 @@ async fn main() {
         "fanout bench: {} connections x {} subs, {} events at {} /s (0 = full speed), {} runs",
         a.connections, a.subs, a.events, a.rate, a.runs
     );
-    let (mut p50s, mut p99s, mut rss) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut p50s, mut p99s, mut rss, mut cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for run in 0..a.runs {
         let dir = tempfile::tempdir().unwrap();
         let relay = Child::spawn(dir.path());
@@ -288,6 +310,7 @@ async fn main() {
         for _ in 0..a.connections {
             ready_rx.recv().await.unwrap();
         }
+        let cpu_before = relay.cpu_secs();
         let acked = publish(&relay.url, &keys, a.events, a.rate, base).await;
         // Bench-only grace: a connection that never saw the marker is cut off and counted.
         let grace = tokio::spawn(async move {
@@ -304,23 +327,26 @@ async fn main() {
             lat.extend(seen.latencies_us);
         }
         grace.abort();
+        let us_per_delivery = (relay.cpu_secs() - cpu_before) * 1e6 / delivered.max(1) as f64;
         lat.sort_unstable();
         let (p50, p99) = (pct(&lat, 0.5), pct(&lat, 0.99));
         let mib = relay.peak_rss_mib();
         println!(
-            "run {run}: acked {acked}/{}  delivered {delivered}/{expected} ({:.1} %)  CLOSED {closed}  NOTICE {notices}  latency p50 {p50:.1} ms  p99 {p99:.1} ms  relay peak RSS {mib:.0} MiB",
+            "run {run}: acked {acked}/{}  delivered {delivered}/{expected} ({:.1} %)  CLOSED {closed}  NOTICE {notices}  latency p50 {p50:.1} ms  p99 {p99:.1} ms  relay peak RSS {mib:.0} MiB  relay CPU {us_per_delivery:.2} us/delivery",
             a.events + 1,
             100.0 * delivered as f64 / expected as f64,
         );
         p50s.push(p50);
         p99s.push(p99);
         rss.push(mib);
+        cpu.push(us_per_delivery);
     }
     println!(
-        "min / median / max over {} runs: p50 {} ms   p99 {} ms   peak RSS {} MiB",
+        "min / median / max over {} runs: p50 {} ms   p99 {} ms   peak RSS {} MiB   relay CPU {} us/delivery",
         a.runs,
         spread(&mut p50s),
         spread(&mut p99s),
-        spread(&mut rss)
+        spread(&mut rss),
+        spread2(&mut cpu)
     );
 }

@@ -1,9 +1,13 @@
-//! Relay benchmark: ingest throughput and REQ→EOSE latency, soul's relay (whole policy chain,
-//! rate limits off as with `soul relay --unlimited`) beside a bare nostr-relay-builder relay of
-//! the same release, both on LMDB, both on 127.0.0.1, measured the same way in one run.
+//! Relay benchmark: ingest throughput, the relay's CPU seconds per 50k events, REQ→EOSE latency,
+//! queries per second and peak RSS of soul's relay (whole policy chain, rate limits off as with
+//! `soul relay --unlimited`), optionally beside a bare nostr-relay-builder relay of the same
+//! release (`--bare`), both on LMDB, both on 127.0.0.1, each in a child process of its own.
 //!
 //! `cargo bench -p soul-relay --bench relay -- [--events N] [--connections C] [--window W]
-//!  [--store N] [--reqs R] [--runs K]`
+//!  [--store N] [--reqs R] [--query-conns Q] [--runs K] [--bare]`
+//!
+//! CPU seconds (user + system, from `/proc/<pid>/stat`) are the relay process's own, so they hold
+//! on a machine shared with other work where events/s does not.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -26,7 +30,9 @@ struct Args {
     window: usize,
     store: usize,
     reqs: usize,
+    query_conns: usize,
     runs: usize,
+    bare: bool,
 }
 
 fn args() -> Args {
@@ -36,7 +42,9 @@ fn args() -> Args {
         window: 500,
         store: 100_000,
         reqs: 2_000,
+        query_conns: 8,
         runs: 3,
+        bare: false,
     };
     let argv: Vec<String> = std::env::args().collect();
     let mut i = 1;
@@ -48,7 +56,9 @@ fn args() -> Args {
             ("--window", Some(v)) => a.window = v,
             ("--store", Some(v)) => a.store = v,
             ("--reqs", Some(v)) => a.reqs = v,
+            ("--query-conns", Some(v)) => a.query_conns = v,
             ("--runs", Some(v)) => a.runs = v,
+            ("--bare", _) => a.bare = true,
             _ => {}
         }
         i += 1;
@@ -204,6 +214,25 @@ async fn req_latency(url: &str, authors: &[Keys], reqs: usize) -> Vec<Duration> 
     out
 }
 
+/// Queries per second with `conns` connections each sending the next REQ as soon as the last
+/// one's EOSE arrived, `reqs` in all.
+async fn query_rate(url: &str, authors: &[Keys], reqs: usize, conns: usize) -> f64 {
+    let per = reqs / conns;
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..conns)
+        .map(|c| {
+            let url = url.to_string();
+            let authors: Vec<Keys> = authors.iter().skip(c).step_by(conns).cloned().collect();
+            tokio::spawn(async move { req_latency(&url, &authors, per).await.len() })
+        })
+        .collect();
+    let mut done = 0;
+    for t in tasks {
+        done += t.await.unwrap();
+    }
+    done as f64 / start.elapsed().as_secs_f64()
+}
+
 fn sign_events(n: usize, authors: &[Keys], tag: &str) -> Vec<Event> {
     (0..n)
         .map(|i| {
@@ -227,10 +256,12 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-fn summary(xs: &mut [f64]) -> String {
-    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+/// `min / median / max` with `decimals` places.
+fn summary(xs: &mut [f64], decimals: usize) -> String {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    let d = decimals;
     format!(
-        "min {:>8.0}  median {:>8.0}  max {:>8.0}",
+        "min {:.d$} / median {:.d$} / max {:.d$}",
         xs[0],
         xs[xs.len() / 2],
         xs[xs.len() - 1]
@@ -277,6 +308,42 @@ impl Child {
     }
 }
 
+impl Child {
+    /// Resident memory now, in MiB: anonymous (heap, buffers) and file-backed (the LMDB map).
+    fn rss_split_mib(&self) -> (f64, f64) {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.process.id())).unwrap();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+                .map_or(0.0, |kb| kb / 1024.0)
+        };
+        (field("RssAnon:"), field("RssFile:"))
+    }
+
+    /// User + system CPU seconds the relay process has used so far.
+    fn cpu_secs(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.process.id())).unwrap();
+        // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
+        ticks / clock_ticks_per_sec()
+    }
+}
+
+/// `getconf CLK_TCK`; 100 on every Linux this runs on, asked rather than assumed.
+fn clock_ticks_per_sec() -> f64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
 impl Drop for Child {
     fn drop(&mut self) {
         let _ = self.process.kill();
@@ -299,59 +366,91 @@ async fn main() {
     }
     let a = args();
     let authors: Vec<Keys> = (0..50).map(|_| Keys::generate()).collect();
-    eprintln!(
-        "signing {} ingest events and a {}-event store…",
-        a.events * a.runs,
-        a.store
-    );
+    let relays: &[Which] = if a.bare {
+        &[Which::Bare, Which::Soul]
+    } else {
+        &[Which::Soul]
+    };
     let mut results = Vec::new();
-    for which in [Which::Bare, Which::Soul] {
-        let mut rates = Vec::new();
+    for &which in relays {
+        let (mut rates, mut cpu) = (Vec::new(), Vec::new());
         for run in 0..a.runs {
             let events = sign_events(a.events, &authors, &format!("{which:?}-{run}"));
             let dir = tempfile::tempdir().unwrap();
-            let (url, guard) = start(which, dir.path()).await;
-            let (rate, ok) = ingest(&url, as_frames(&events), a.connections, a.window).await;
+            let relay = Child::spawn(which, dir.path());
+            let cpu_before = relay.cpu_secs();
+            let (rate, ok) = ingest(&relay.url, as_frames(&events), a.connections, a.window).await;
+            let cpu_per_50k = (relay.cpu_secs() - cpu_before) * 50_000.0 / ok as f64;
             assert_eq!(
                 ok,
                 a.events - a.events % a.connections,
                 "{which:?}: every event acknowledged"
             );
+            eprintln!("{which:?} run {run}: {rate:.0} events/s, relay CPU {cpu_per_50k:.2} s per 50k events");
             rates.push(rate);
-            drop(guard);
+            cpu.push(cpu_per_50k);
         }
-        // Query latency on a store of `a.store` events.
+        // Query latency and rate on a store of `a.store` events.
         let dir = tempfile::tempdir().unwrap();
         let relay = Child::spawn(which, dir.path());
         let store = sign_events(a.store, &authors, &format!("{which:?}-store"));
         ingest(&relay.url, as_frames(&store), a.connections, a.window).await;
         let mut lat = req_latency(&relay.url, &authors, a.reqs).await;
         lat.sort();
+        let (mut qps, mut qcpu) = (Vec::new(), Vec::new());
+        for _ in 0..a.runs {
+            let cpu_before = relay.cpu_secs();
+            let rate = query_rate(&relay.url, &authors, a.reqs, a.query_conns).await;
+            qcpu.push((relay.cpu_secs() - cpu_before) * 1e6 / a.reqs as f64);
+            qps.push(rate);
+        }
         let rss = relay.peak_rss_mib();
-        results.push((
+        let (anon, file) = relay.rss_split_mib();
+        eprintln!("{which:?} store relay at the end: {anon:.0} MiB anonymous, {file:.0} MiB file-backed (LMDB map)");
+        results.push(Row {
             which,
             rates,
-            percentile(&lat, 0.5),
-            percentile(&lat, 0.99),
+            cpu,
+            p50: percentile(&lat, 0.5),
+            p99: percentile(&lat, 0.99),
+            qps,
+            qcpu,
             rss,
-        ));
+        });
     }
     println!(
-        "relay bench: {} events x {} runs, {} connections, window {}; REQ limit 100 x {} on a {}-event store",
-        a.events, a.runs, a.connections, a.window, a.reqs, a.store
+        "relay bench: {} events x {} runs, {} connections, window {}; REQ (kind 1, one author, limit 100) on a {}-event store: {} one at a time, then {} over {} connections x {} runs",
+        a.events, a.runs, a.connections, a.window, a.store, a.reqs, a.reqs, a.query_conns, a.runs
     );
-    for (which, rates, p50, p99, rss) in &mut results {
+    for r in &mut results {
+        println!("{:?}:", r.which);
+        println!("  ingest events/s          {}", summary(&mut r.rates, 0));
+        println!("  relay CPU s / 50k events {}", summary(&mut r.cpu, 2));
         println!(
-            "{:<5} ingest events/s {}   REQ->EOSE p50 {:>6.2} ms  p99 {:>6.2} ms   relay peak RSS {:>5.0} MiB",
-            format!("{which:?}"),
-            summary(rates),
-            p50.as_secs_f64() * 1e3,
-            p99.as_secs_f64() * 1e3,
-            rss
+            "  REQ->EOSE one at a time  p50 {:.2} ms  p99 {:.2} ms",
+            r.p50.as_secs_f64() * 1e3,
+            r.p99.as_secs_f64() * 1e3
+        );
+        println!("  queries/s                {}", summary(&mut r.qps, 0));
+        println!("  relay CPU us / query     {}", summary(&mut r.qcpu, 0));
+        println!("  relay peak RSS           {:.0} MiB", r.rss);
+    }
+    if results.len() == 2 {
+        let med = |r: &Vec<f64>| r[r.len() / 2];
+        println!(
+            "soul/bare ingest (median): {:.2}x",
+            med(&results[1].rates) / med(&results[0].rates)
         );
     }
-    let med = |r: &mut Vec<f64>| r[r.len() / 2];
-    let bare = med(&mut results[0].1);
-    let soul = med(&mut results[1].1);
-    println!("soul/bare ingest (median): {:.2}x", soul / bare);
+}
+
+struct Row {
+    which: Which,
+    rates: Vec<f64>,
+    cpu: Vec<f64>,
+    p50: Duration,
+    p99: Duration,
+    qps: Vec<f64>,
+    qcpu: Vec<f64>,
+    rss: f64,
 }

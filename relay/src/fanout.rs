@@ -22,11 +22,14 @@ use nostr::filter::MatchEventOptions;
 use nostr::{Event, Filter, Kind, PublicKey, SubscriptionId, Timestamp};
 use tokio::sync::{mpsc, Notify};
 
+use crate::wire;
+
 /// One live event for one connection, with the subscriptions it matched.
 pub(crate) struct Delivery {
     /// Position in this connection's queue; orders CLOSED after the events queued before it.
     pub seq: u64,
-    pub event: Arc<Event>,
+    /// The event as JSON, printed once for every connection and subscription it goes to.
+    pub json: Arc<str>,
     pub subs: Vec<SubscriptionId>,
 }
 
@@ -101,7 +104,8 @@ impl Fanout {
 
     /// Hands `event` to every connection with a subscription it matches.
     pub(crate) fn publish(&self, event: Event) {
-        let event = Arc::new(event);
+        // Printed when the first connection matches, so an event nobody follows costs nothing.
+        let mut json: Option<Arc<str>> = None;
         let gift_wrap = event.kind == Kind::GiftWrap;
         for conn in self.conns().values() {
             let mut state = conn.lock();
@@ -134,9 +138,10 @@ impl Fanout {
                             sub.last_queued = Some(event.created_at);
                         }
                     }
+                    let json = json.get_or_insert_with(|| wire::event_json(&event).into());
                     permit.send(Delivery {
                         seq: state.next_seq,
-                        event: Arc::clone(&event),
+                        json: Arc::clone(json),
                         subs,
                     });
                 }
@@ -213,6 +218,15 @@ impl Handle {
     /// Whether `id` is open for live events.
     pub(crate) fn is_open(&self, id: &SubscriptionId) -> bool {
         self.conn.lock().subs.contains_key(id)
+    }
+
+    /// Those of `ids` still open (a CLOSE may have come after an event was queued for them),
+    /// under one lock.
+    pub(crate) fn still_open<'a>(&self, ids: &'a [SubscriptionId]) -> Vec<&'a SubscriptionId> {
+        let state = self.conn.lock();
+        ids.iter()
+            .filter(|id| state.subs.contains_key(*id))
+            .collect()
     }
 
     /// Number of open live subscriptions.

@@ -12,6 +12,7 @@
 //!   bounded queue; a full queue CLOSEs the subscriptions it would have fed.
 //! - `session`: one WebSocket connection's NIP-01/42/77 handling.
 //! - [`server`]: the HTTP front (upgrade, NIP-11) and graceful shutdown.
+//! - `wire`: NIP-01 frames printed directly, a live event once for all its subscribers.
 //! - [`config`], [`nip11`], [`error`].
 //!
 //! **Architecture invariant:** this is the only crate that names the store backend
@@ -28,6 +29,7 @@ pub mod relay;
 pub mod roster;
 pub mod server;
 mod session;
+mod wire;
 
 pub use config::{RelayConfig, RelayInfo};
 pub use error::Error;

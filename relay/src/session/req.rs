@@ -3,6 +3,7 @@
 use nostr::{Filter, JsonUtil, Kind, RelayMessage, SubscriptionId};
 
 use super::Session;
+use crate::wire;
 
 /// NIP-01 caps subscription ids at 64 characters.
 const MAX_SUBSCRIPTION_ID_CHARS: usize = 64;
@@ -65,10 +66,10 @@ impl Session {
                 events
                     .into_iter()
                     .filter(|e| self.visible(e))
-                    .map(|e| RelayMessage::event(id.clone(), e).as_json()),
+                    .map(|e| wire::event(&id, &e)),
             );
         }
-        out.push(RelayMessage::eose(id).as_json());
+        out.push(wire::eose(&id));
         out
     }
 
@@ -130,5 +131,5 @@ impl Session {
 }
 
 pub(super) fn closed(id: &SubscriptionId, message: &str) -> String {
-    RelayMessage::closed(id.clone(), message).as_json()
+    wire::closed(id, message)
 }
