@@ -77,6 +77,9 @@ impl Message {
 /// answer, our AUTH and its answer (up to [`RELAY_TIMEOUT`]), the REQ again.
 const FOLLOW_PATIENCE: Duration = Duration::from_secs(3 * RELAY_TIMEOUT.as_secs());
 
+/// How often [`DmClient::reply_to`] also looks among the stored messages.
+const STORED_EVERY: Duration = Duration::from_secs(5);
+
 /// How far before its rumor a gift wrap may be dated (NIP-59 tweaks seal and wrap times up to
 /// two days back), plus a minute of clock skew.
 const WRAP_TWEAK_SECS: u64 = 2 * 86_400 + 60;
@@ -321,7 +324,9 @@ impl DmClient {
         Ok(rumor_id)
     }
 
-    /// Waits up to `patience` for a message from `from` that replies to `rumor` (`e` tag).
+    /// Waits up to `patience` for `from`'s reply to our message `rumor`: live, and every few
+    /// seconds among the stored messages too, so a reply the live subscription did not bring
+    /// (a relay that closed it, a reconnect) is still found.
     pub async fn reply_to(
         &self,
         rx: &mut broadcast::Receiver<RelayPoolNotification>,
@@ -329,17 +334,39 @@ impl DmClient {
         rumor: EventId,
         patience: Duration,
     ) -> Option<Message> {
-        tokio::time::timeout(patience, async {
-            loop {
-                let m = self.next(rx).await?;
-                if m.sender == from && m.reply_to() == Some(rumor) {
-                    return Some(m);
+        let deadline = tokio::time::Instant::now() + patience;
+        let is_reply = |m: &Message| m.sender == from && m.reply_to() == Some(rumor);
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            let live = tokio::time::timeout(left.min(STORED_EVERY), async {
+                loop {
+                    let m = self.next(rx).await?;
+                    if is_reply(&m) {
+                        return Some(m);
+                    }
+                }
+            })
+            .await;
+            match live {
+                Ok(found) => return found,
+                Err(_) => {
+                    let window = patience + Duration::from_secs(60);
+                    if let Some(m) = self
+                        .recent(window)
+                        .await
+                        .unwrap_or_default()
+                        .into_iter()
+                        .find(|m| is_reply(m))
+                    {
+                        tracing::warn!(wrap = %m.wrap_id, "a reply the live subscription did not bring was found among the stored messages");
+                        return Some(m);
+                    }
                 }
             }
-        })
-        .await
-        .ok()
-        .flatten()
+        }
     }
 
     async fn send_event(&self, event: &Event) -> Result<(), LinkError> {

@@ -171,6 +171,9 @@ pub async fn run(me: Identity, ctx: RoleCtx, job: Job) -> Result<(), HostError> 
                     let (mine, theirs): (Vec<Message>, Vec<Message>) =
                         stored.into_iter().partition(|m| m.sender == my);
                     for m in mine.into_iter().chain(theirs) {
+                        if !w.considered.contains(&m.wrap_id) && m.sender != my {
+                            tracing::warn!(worker = %w.me.name, wrap = %m.wrap_id, "a message the live subscription did not bring was found among the stored ones");
+                        }
                         w.take(m).await;
                     }
                 }
