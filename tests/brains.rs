@@ -841,4 +841,16 @@ async fn triceratops_is_restarted_through_panda_and_finishes_the_task() {
         1,
         "the restarted triceratops does not ask again"
     );
+    // Panda restarted it once: one completed step, however many events woke it meanwhile.
+    let performed = c
+        .fetch_events(
+            Filter::new()
+                .kind(SoulKind::Restart.kind())
+                .event(t)
+                .author(town.keys("panda").public_key()),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap();
+    assert_eq!(performed.len(), 1, "panda restarts triceratops once");
 }

@@ -267,7 +267,7 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
                 tracing::warn!(brain = %name, task = %id, "step failed: {e}");
             }
         }
-        if let Err(e) = restart::answer(&ctx, &view.restarts, &mut view.debates).await {
+        if let Err(e) = restart::answer(&ctx, &mut view.restarts, &mut view.debates).await {
             tracing::warn!(brain = %name, "restart protocol step failed: {e}");
         }
         // Cycles that failed (a publish refused or timed out) are tried again on the next

@@ -103,7 +103,7 @@ pub fn service_named(title: &str, allowlist_and_roster: &[String]) -> Option<Str
 /// Gorilla and panda's parts, for every open request.
 pub(super) async fn answer(
     ctx: &Ctx<'_>,
-    restarts: &Restarts,
+    restarts: &mut Restarts,
     debates: &mut Debates,
 ) -> Result<(), HostError> {
     if !matches!(ctx.name, BrainName::Gorilla | BrainName::Panda) {
@@ -152,9 +152,13 @@ pub(super) async fn answer(
         };
         if let Some(content) = out {
             tracing::info!(brain = %ctx.name, service = %content.service, status = content.status.as_str(), "restart protocol: {}", content.reason);
-            ctx.link
+            let step = ctx
+                .link
                 .publish(&ctx.me.keys, restart(state.task, Some(id), &content))
                 .await?;
+            // Filed at once: the next pass, woken by any event before this one comes back from
+            // the relay, must see the step taken, or panda restarts the service again.
+            restarts.insert(step);
         }
     }
     Ok(())
