@@ -543,7 +543,7 @@ async fn the_owner_dms_gorilla_a_task_from_a_phone() {
         .await
         .unwrap();
     let reply = phone
-        .reply_to(&mut inbox, gorilla, sent, PATIENCE)
+        .reply_to(&mut inbox, gorilla, sent, PATIENCE, &mut Default::default())
         .await
         .expect("gorilla answers the owner by DM");
     let id = reply
@@ -631,34 +631,22 @@ async fn scheduled_cycles_fire_once_each_and_none_is_skipped() {
     }
 }
 
-/// The opinion `by` gave in `round` on `task`, waited for.
+/// The opinion `by` gave in `round` on `task`, waited for (woken by each new opinion).
 async fn opinion_in(c: &Client, task: EventId, by: PublicKey, round: u8) -> (Event, Opinion) {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let events = c
-            .fetch_events(
-                Filter::new()
-                    .kind(SoulKind::Opinion.kind())
-                    .event(task)
-                    .author(by),
-                Duration::from_secs(5),
-            )
-            .await
-            .unwrap();
-        if let Some(found) = events.iter().find_map(|e| {
+    let filter = Filter::new()
+        .kind(SoulKind::Opinion.kind())
+        .event(task)
+        .author(by);
+    wait_settled(c, filter, PATIENCE, |events| {
+        events.iter().find_map(|e| {
             parse::<Opinion>(e)
                 .ok()
                 .filter(|o| o.round == round)
                 .map(|o| (e.clone(), o))
-        }) {
-            return found;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no round-{round} opinion from {by}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+        })
+    })
+    .await
+    .unwrap_or_else(|| panic!("no round-{round} opinion from {by}"))
 }
 
 /// Issue 14: three rounds without agreement end in triceratops's mediation. Triceratops is a

@@ -73,36 +73,20 @@ pub(super) async fn run(dir: &Path, args: CommandArgs) -> anyhow::Result<ExitCod
     let sent = dm.send(worker.pubkey, &text, vec![tag]).await?;
     eprintln!("sent {text:?} to {} by NIP-17 DM", worker.name);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(args.timeout);
-    let mut printed = std::collections::HashSet::new();
+    let mut taken = std::collections::HashSet::new();
     loop {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        if left.is_zero() {
+        let Some(reply) = dm
+            .reply_to(&mut rx, worker.pubkey, sent, left, &mut taken)
+            .await
+        else {
             eprintln!(
                 "soul: no reply from {} within {} s (is it running? `soul status`)",
                 worker.name, args.timeout
             );
             dm.close().await;
             return Ok(ExitCode::FAILURE);
-        }
-        // Live replies, and every few seconds the stored ones: a reply the live subscription
-        // did not bring is still found.
-        let reply = match dm
-            .reply_to(&mut rx, worker.pubkey, sent, left.min(STORED_EVERY))
-            .await
-        {
-            Some(r) => Some(r),
-            None => dm
-                .recent(Duration::from_secs(args.timeout + 60))
-                .await
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|m| m.sender == worker.pubkey && m.reply_to() == Some(sent))
-                .find(|m| !printed.contains(&m.rumor_id)),
         };
-        let Some(reply) = reply else { continue };
-        if !printed.insert(reply.rumor_id) {
-            continue;
-        }
         println!("{}", reply.text);
         if reply.tag("status") != Some(ACCEPTED) {
             dm.close().await;
@@ -110,6 +94,3 @@ pub(super) async fn run(dir: &Path, args: CommandArgs) -> anyhow::Result<ExitCod
         }
     }
 }
-
-/// How often `soul command` also looks for the reply among the stored messages.
-const STORED_EVERY: Duration = Duration::from_secs(5);

@@ -28,6 +28,7 @@ pub mod replay;
 pub mod requests;
 pub mod split;
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -228,26 +229,7 @@ impl DmClient {
 
     /// Every stored gift wrap to this agent that decrypts, oldest message first.
     pub async fn history(&self) -> Result<Vec<Message>, LinkError> {
-        self.stored(Filter::new().kind(Kind::GiftWrap).pubkey(self.me()))
-            .await
-    }
-
-    /// The stored gift wraps that can hold a message written in the last `window`: a wrap's
-    /// created_at is up to two days before its rumor's (NIP-59), so the relay is asked for
-    /// wraps since `window` + two days ago, and the rumors are filtered here.
-    pub async fn recent(&self, window: Duration) -> Result<Vec<Message>, LinkError> {
-        let now = Timestamp::now();
-        let reach = window.as_secs() + WRAP_TWEAK_SECS;
-        let filter = Filter::new()
-            .kind(Kind::GiftWrap)
-            .pubkey(self.me())
-            .since(Timestamp::from(now.as_secs().saturating_sub(reach)));
-        let mut out = self.stored(filter).await?;
-        out.retain(|m| m.created_at.as_secs() + window.as_secs() >= now.as_secs());
-        Ok(out)
-    }
-
-    async fn stored(&self, filter: Filter) -> Result<Vec<Message>, LinkError> {
+        let filter = Filter::new().kind(Kind::GiftWrap).pubkey(self.me());
         let events = crate::fetch(&self.client, filter).await?;
         let mut out = Vec::new();
         for event in events.iter() {
@@ -255,6 +237,40 @@ impl DmClient {
                 out.push(m);
             }
         }
+        out.sort_by_key(|m| m.created_at);
+        Ok(out)
+    }
+
+    /// The stored gift wraps that can hold a message written in the last `window`, except the
+    /// wraps in `skip`, which are not even decrypted; a wrap that does not open is added to
+    /// `skip`, so junk costs one decryption, not one per call. A wrap's created_at is up to two
+    /// days before its rumor's (NIP-59), so the relay is asked for wraps since `window` + two
+    /// days ago, and the rumors are filtered here.
+    pub async fn recent(
+        &self,
+        window: Duration,
+        skip: &mut HashSet<EventId>,
+    ) -> Result<Vec<Message>, LinkError> {
+        let now = Timestamp::now();
+        let reach = window.as_secs() + WRAP_TWEAK_SECS;
+        let filter = Filter::new()
+            .kind(Kind::GiftWrap)
+            .pubkey(self.me())
+            .since(Timestamp::from(now.as_secs().saturating_sub(reach)));
+        let events = crate::fetch(&self.client, filter).await?;
+        let mut out = Vec::new();
+        for event in events.iter() {
+            if skip.contains(&event.id) {
+                continue;
+            }
+            match self.open(event).await {
+                Some(m) => out.push(m),
+                None => {
+                    skip.insert(event.id);
+                }
+            }
+        }
+        out.retain(|m| m.created_at.as_secs() + window.as_secs() >= now.as_secs());
         out.sort_by_key(|m| m.created_at);
         Ok(out)
     }
@@ -324,19 +340,23 @@ impl DmClient {
         Ok(rumor_id)
     }
 
-    /// Waits up to `patience` for `from`'s reply to our message `rumor`: live, and every few
-    /// seconds among the stored messages too, so a reply the live subscription did not bring
-    /// (a relay that closed it, a reconnect) is still found.
+    /// Waits up to `patience` for `from`'s next reply to our message `rumor`, one whose wrap is
+    /// not in `taken` (the replies already read, as with an `accepted` then a final answer),
+    /// and adds it there. Live, and every few seconds among the stored messages too, so a reply
+    /// the live subscription did not bring (a relay that closed it, a reconnect) is still found.
     pub async fn reply_to(
         &self,
         rx: &mut broadcast::Receiver<RelayPoolNotification>,
         from: PublicKey,
         rumor: EventId,
         patience: Duration,
+        taken: &mut HashSet<EventId>,
     ) -> Option<Message> {
         let deadline = tokio::time::Instant::now() + patience;
-        let is_reply = |m: &Message| m.sender == from && m.reply_to() == Some(rumor);
-        loop {
+        let is_reply = |m: &Message, taken: &HashSet<EventId>| {
+            m.sender == from && m.reply_to() == Some(rumor) && !taken.contains(&m.wrap_id)
+        };
+        let found = loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             if left.is_zero() {
                 return None;
@@ -344,29 +364,26 @@ impl DmClient {
             let live = tokio::time::timeout(left.min(STORED_EVERY), async {
                 loop {
                     let m = self.next(rx).await?;
-                    if is_reply(&m) {
+                    if is_reply(&m, taken) {
                         return Some(m);
                     }
                 }
             })
             .await;
             match live {
-                Ok(found) => return found,
+                Ok(found) => break found?,
                 Err(_) => {
                     let window = patience + Duration::from_secs(60);
-                    if let Some(m) = self
-                        .recent(window)
-                        .await
-                        .unwrap_or_default()
-                        .into_iter()
-                        .find(|m| is_reply(m))
-                    {
+                    let stored = self.recent(window, taken).await.unwrap_or_default();
+                    if let Some(m) = stored.into_iter().find(|m| is_reply(m, taken)) {
                         tracing::warn!(wrap = %m.wrap_id, "a reply the live subscription did not bring was found among the stored messages");
-                        return Some(m);
+                        break m;
                     }
                 }
             }
-        }
+        };
+        taken.insert(found.wrap_id);
+        Some(found)
     }
 
     async fn send_event(&self, event: &Event) -> Result<(), LinkError> {

@@ -165,7 +165,8 @@ pub async fn run(me: Identity, ctx: RoleCtx, job: Job) -> Result<(), HostError> 
                 let Some(m) = m else { break };
                 w.take(m).await;
             }
-            _ = sweep.tick() => match w.dm.recent(Duration::from_secs(MAX_AGE_SECS)).await {
+            // Wraps already considered, or that did not open, are not decrypted again.
+            _ = sweep.tick() => match w.dm.recent(Duration::from_secs(MAX_AGE_SECS), &mut w.considered).await {
                 Ok(stored) => {
                     // Our own replies first: they mark what was handled.
                     let (mine, theirs): (Vec<Message>, Vec<Message>) =
