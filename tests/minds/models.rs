@@ -9,7 +9,7 @@ use soul_kinds::SoulKind;
 
 use super::scripted::{reply, Scripted};
 use super::{messages, OPINION};
-use crate::util::{client, owner_task, send, wait_for, TestTown, PATIENCE};
+use crate::util::{client, owner_task, send, wait_for, TestTown};
 
 const MISSION: &str = "MISSION-7F3: keep the family's garden alive through the winter";
 
@@ -69,20 +69,11 @@ async fn each_brain_asks_its_own_model_with_its_character_and_the_mission() {
         3,
     )
     .await;
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    let asked = loop {
-        let asked = opinion_requests(&server);
-        let brains: std::collections::HashSet<&str> =
-            asked.iter().map(|(b, _)| b.as_str()).collect();
-        if brains.len() == 3 {
-            break asked;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "not every brain asked the model: {brains:?}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    };
+    // The server logs a request before it answers, and each opinion on the relay was written
+    // after its answer: the three requests are in the log now.
+    let asked = opinion_requests(&server);
+    let brains: std::collections::HashSet<&str> = asked.iter().map(|(b, _)| b.as_str()).collect();
+    assert_eq!(brains.len(), 3, "every brain asked the model: {brains:?}");
     for (brain, body) in &asked {
         let system = &messages(body)[0].1;
         assert!(

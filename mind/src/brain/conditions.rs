@@ -14,6 +14,7 @@ use soul_kinds::{BrainName, Opinion, Vote};
 
 use super::lean::clamp_params;
 use super::opinion::BrainContext;
+use super::persuade::latest_of_others;
 use super::voice;
 use super::{clip, rng, Language, Purpose};
 
@@ -69,16 +70,8 @@ fn latest_conditions(
     me: BrainName,
     previous: &[(BrainName, Opinion)],
 ) -> Vec<(BrainName, &Opinion)> {
-    let mut latest: Vec<(BrainName, &Opinion)> = Vec::new();
-    for (brain, o) in previous.iter().filter(|(b, _)| *b != me) {
-        match latest.iter_mut().find(|(b, _)| b == brain) {
-            Some(slot) if o.round >= slot.1.round => slot.1 = o,
-            Some(_) => {}
-            None => latest.push((*brain, o)),
-        }
-    }
+    let mut latest = latest_of_others(me, previous);
     latest.retain(|(_, o)| o.vote == Vote::ApproveWithModification);
-    latest.sort_by_key(|(b, _)| *b);
     latest
 }
 

@@ -114,8 +114,8 @@ pub(crate) fn consider(ctx: &BrainContext, own: Vote, confidence: f64, concerns:
     }
 }
 
-/// Each other brain's opinion from its latest round.
-fn latest_of_others(
+/// Each other brain's opinion from its latest round, by name.
+pub(super) fn latest_of_others(
     me: BrainName,
     previous: &[(BrainName, Opinion)],
 ) -> Vec<(BrainName, &Opinion)> {

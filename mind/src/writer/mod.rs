@@ -17,6 +17,8 @@
 pub mod bank;
 mod ending;
 
+use std::collections::HashSet;
+
 use rand::seq::IndexedRandom;
 use rand::Rng;
 
@@ -96,9 +98,8 @@ pub fn sentences(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `text` says a sentence one of `said` already said.
-fn repeats(text: &str, said: &[String]) -> bool {
-    let old: std::collections::HashSet<String> = said.iter().flat_map(|p| sentences(p)).collect();
+/// Whether `text` says one of the sentences `old` (see [`sentences`]).
+fn repeats(text: &str, old: &HashSet<String>) -> bool {
     sentences(text).iter().any(|s| old.contains(s))
 }
 
@@ -109,6 +110,8 @@ pub fn write(
     rng: &mut impl Rng,
     accept: impl Fn(&str) -> bool,
 ) -> Option<Written> {
+    // Today's sentences, read once for all the tries.
+    let old: HashSet<String> = input.said.iter().flat_map(|p| sentences(p)).collect();
     for attempt in 0..24 {
         // After a few refusals, drop the source: whatever it was about may be what is refused.
         let source = if attempt < 8 {
@@ -117,7 +120,7 @@ pub fn write(
             Source::Continue { topic: None }
         };
         let w = compose(input, &source, rng);
-        if !repeats(&w.text, input.said) && accept(&w.text) {
+        if !repeats(&w.text, &old) && accept(&w.text) {
             return Some(w);
         }
     }
