@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use nostr::nips::nip19::ToBech32;
 use nostr_sdk::prelude::*;
 use soul_keys::{keyfile, RosterEntry, TownConfig};
-use soul_kinds::{Role, SoulKind};
+use soul_kinds::{tags, Role, SoulKind};
 
 fn arg(name: &str, default: f64) -> f64 {
     let argv: Vec<String> = std::env::args().collect();
@@ -150,15 +150,15 @@ async fn main() {
     client.add_relay(&url).await.unwrap();
     client.connect().await;
     let mut notifications = client.notifications();
-    let kinds = [
-        SoulKind::Draft.kind(),
-        SoulKind::Review.kind(),
-        Kind::TextNote,
-    ];
+    // Every event, so that the tick's traffic can be told by kind.
     client
-        .subscribe(Filter::new().kinds(kinds), None)
+        .subscribe(Filter::new().since(Timestamp::now()), None)
         .await
         .unwrap();
+    let mut traffic: std::collections::BTreeMap<u16, usize> = Default::default();
+    // Draft versions reviewed, and reviews of a version already reviewed (which must not be).
+    let mut reviewed_versions: std::collections::HashSet<EventId> = Default::default();
+    let mut reviewed_twice = 0usize;
     let mut up_cmd = Command::new(soul);
     up_cmd
         .args([
@@ -197,10 +197,22 @@ async fn main() {
         else {
             continue;
         };
+        *traffic.entry(event.kind.as_u16()).or_default() += 1;
+        if event.kind == SoulKind::Review.kind() {
+            for r in tags::e_refs(&event) {
+                if !reviewed_versions.insert(r.id) {
+                    reviewed_twice += 1;
+                }
+            }
+        }
         let (i, who): (usize, Vec<PublicKey>) = match SoulKind::from_kind(event.kind) {
             Some(SoulKind::Draft) => (0, vec![event.pubkey]),
             Some(SoulKind::Review) => (1, event.tags.public_keys().copied().collect()),
-            _ => (2, vec![event.pubkey]),
+            _ if event.kind != Kind::TextNote => continue,
+            // A post from an approved draft is a note with no `e` tag; replies (which the
+            // guardian judges without a review) do not finish a resident's cycle.
+            _ if tags::e_refs(&event).next().is_none() => (2, vec![event.pubkey]),
+            _ => continue,
         };
         seen[i].extend(who.into_iter().filter(|p| wanted.contains(p)));
         if marks[i].is_none() && seen[i].len() >= wanted.len() {
@@ -212,6 +224,16 @@ async fn main() {
             sampled = Instant::now();
         }
     }
+    let total: usize = traffic.values().sum();
+    let by_kind: Vec<String> = traffic.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    println!(
+        "events during the tick: {total} (by kind {})",
+        by_kind.join(", ")
+    );
+    println!(
+        "draft versions reviewed: {}, reviewed more than once: {reviewed_twice}",
+        reviewed_versions.len()
+    );
     let (now, hwm) = rss(up.id());
     let (relay_now, relay_hwm) = rss(relay.id());
     println!("{:>22}: {:>7.2} s", "soul up ready", ready.as_secs_f64());

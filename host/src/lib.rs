@@ -69,7 +69,10 @@ pub async fn run(
     options: HostOptions,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), HostError> {
-    let link = Link::connect(&options.relay_url).await?;
+    // One more connection per hundred agents publishes and fetches (see `Link`): a town of a
+    // dozen gets one, a thousand residents get eight.
+    let link =
+        Link::connect_spread(&options.relay_url, agents.len().div_ceil(128).clamp(1, 8)).await?;
     tracing::info!(agents = agents.len(), relay = %link.url(), "agent host connected");
     let (supervisor, mut orders) = Supervisor::channel();
     // What every agent's role gets; the guardian and the gate are built once for the host.

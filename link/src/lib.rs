@@ -1,8 +1,10 @@
-//! The host's connection to the relay: one nostr-sdk client shared by every agent of the host.
+//! The host's connection to the relay: nostr-sdk clients shared by every agent of the host.
 //!
 //! Agents sign their own events locally with their own keys and publish through the shared
-//! connection; the relay judges each event by its signature, not by the connection. Private
-//! traffic (gift wraps) needs NIP-42 per recipient and so gets its own connection per agent.
+//! link; the relay judges each event by its signature, not by the connection. A big host
+//! spreads its publishing and fetching over a few more connections ([`Link::connect_spread`]).
+//! Private traffic (gift wraps) needs NIP-42 per recipient and so gets its own connection per
+//! agent.
 //!
 //! # Layout
 //! - this file: [`Link`], [`fetch`] (paged), [`LinkError`]; `resume`: re-subscribing what the
@@ -12,6 +14,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -115,7 +118,17 @@ impl LinkError {
 /// A shared connection to one relay.
 #[derive(Clone, Debug)]
 pub struct Link {
+    /// Holds the live subscriptions; publishes and fetches too unless `spread` has clients.
     client: Client,
+    /// Connections that publish and fetch, each agent's events always through the same one (so
+    /// the relay receives one agent's events in the order it sent them). nostr-sdk waits for
+    /// an OK or an EOSE by reading every message the connection receives: through one shared
+    /// connection, a thousand residents' publishes in flight copied every live event a
+    /// thousand times, fell behind that reading and failed with "premature exit", and their
+    /// fetches ran into the relay's limit of open subscriptions per connection.
+    spread: Arc<[Client]>,
+    /// The next spread connection a fetch goes through.
+    turn: Arc<AtomicUsize>,
     url: RelayUrl,
     /// Events this link published. nostr-sdk does not hand a client's own events back to its
     /// subscriptions, so agents sharing the link learn of each other's events here.
@@ -127,27 +140,37 @@ pub struct Link {
 }
 
 impl Link {
-    /// Connects to `url`, waiting up to [`RELAY_TIMEOUT`].
+    /// Connects to `url` with one connection, waiting up to [`RELAY_TIMEOUT`].
     pub async fn connect(url: &str) -> Result<Self, LinkError> {
+        Self::connect_spread(url, 0).await
+    }
+
+    /// Connects to `url` with one connection for live subscriptions and `spread` more that
+    /// publish and fetch (none: the one connection does everything). A host of many agents
+    /// wants about one per hundred agents.
+    pub async fn connect_spread(url: &str, spread: usize) -> Result<Self, LinkError> {
         let parsed = RelayUrl::parse(url).map_err(|e| LinkError::BadUrl {
             url: url.to_string(),
             reason: e.to_string(),
         })?;
-        let client = Client::default();
-        // The shared link has no signer: it publishes events the agents signed themselves.
-        client.automatic_authentication(false);
-        client.add_relay(parsed.clone()).await?;
-        client
-            .try_connect_relay(parsed.clone(), RELAY_TIMEOUT)
-            .await
-            .map_err(|_| LinkError::Unreachable {
-                url: url.to_string(),
-            })?;
+        // One record of the events seen for all the link's connections, as nostr-sdk keeps per
+        // client: an event published or fetched through any of them is then not handed to the
+        // followers again when the relay delivers it live (that echo doubled what every role
+        // of a big host read, until their queues overflowed).
+        let seen: Arc<dyn nostr_sdk::prelude::NostrDatabase> =
+            Arc::new(nostr_sdk::prelude::MemoryDatabase::new());
+        let client = connect_client(&parsed, &seen).await?;
+        let mut others = Vec::with_capacity(spread);
+        for _ in 0..spread {
+            others.push(connect_client(&parsed, &seen).await?);
+        }
         let (published, _) = broadcast::channel(4096);
         let subs = Subscriptions::default();
         let resumer = Arc::new(resume::start(client.clone(), subs.clone()));
         Ok(Self {
             client,
+            spread: others.into(),
+            turn: Arc::default(),
             url: parsed,
             published,
             subs,
@@ -186,7 +209,7 @@ impl Link {
 
     /// Publishes an already-signed event; `Ok` only once the relay said `OK true`.
     pub async fn send(&self, event: &Event) -> Result<(), LinkError> {
-        let out = self.client.send_event(event).await?;
+        let out = self.sender_of(&event.pubkey).send_event(event).await?;
         if out.success.is_empty() {
             let reason = out
                 .failed
@@ -209,13 +232,49 @@ impl Link {
 
     /// Stored events matching `filter`: see [`fetch`].
     pub async fn fetch(&self, filter: Filter) -> Result<Events, LinkError> {
-        fetch(&self.client, filter).await
+        let client = match self.spread.len() {
+            0 => &self.client,
+            n => &self.spread[self.turn.fetch_add(1, Ordering::Relaxed) % n],
+        };
+        fetch(client, filter).await
     }
 
-    /// Closes the connection.
+    /// The connection `author`'s events go out through.
+    fn sender_of(&self, author: &nostr::PublicKey) -> &Client {
+        match self.spread.len() {
+            0 => &self.client,
+            n => {
+                let b = author.to_bytes();
+                &self.spread[usize::from(u16::from_le_bytes([b[0], b[1]])) % n]
+            }
+        }
+    }
+
+    /// Closes the connections.
     pub async fn close(&self) {
+        for client in self.spread.iter() {
+            client.shutdown().await;
+        }
         self.client.shutdown().await;
     }
+}
+
+/// A client connected to `url` sharing the record `seen`, waiting up to [`RELAY_TIMEOUT`].
+async fn connect_client(
+    url: &RelayUrl,
+    seen: &Arc<dyn nostr_sdk::prelude::NostrDatabase>,
+) -> Result<Client, LinkError> {
+    let client = Client::builder().database(Arc::clone(seen)).build();
+    // The shared link has no signer: it publishes events the agents signed themselves.
+    client.automatic_authentication(false);
+    client.add_relay(url.clone()).await?;
+    client
+        .try_connect_relay(url.clone(), RELAY_TIMEOUT)
+        .await
+        .map_err(|_| LinkError::Unreachable {
+            url: url.to_string(),
+        })?;
+    Ok(client)
 }
 
 /// Stored events matching `filter` on `client`'s relay: the newest `limit` when the filter has

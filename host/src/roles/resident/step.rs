@@ -22,6 +22,11 @@ use soul_mind::{self as mind, DraftAsk};
 const ALIKE: f64 = 0.6;
 /// How long to wait when there is nothing to do but the reviewer (it wakes us anyway).
 const IDLE: Duration = Duration::from_secs(3600);
+/// The least real time a draft stays pending before its resident asks the relay for the review.
+/// A review lost between relay and host is rare; on a fast clock the town-time patience alone
+/// would have a thousand residents asking every few milliseconds, and that stream of REQs is
+/// what slowed the relay, not the lost review.
+const ASK_RELAY_AFTER: Duration = Duration::from_secs(5);
 
 /// What a resident keeps between steps; all of it can be rebuilt from the relay.
 pub struct Life {
@@ -121,7 +126,7 @@ impl Life {
                 // that failed after the relay stored it): after a while, ask the relay.
                 let patience = setup.clock.scale(setup.profile.interval() / 20);
                 let age = now_secs() - current.created_at.as_secs() as f64;
-                if age > patience.as_secs_f64() {
+                if age > patience.max(ASK_RELAY_AFTER).as_secs_f64() {
                     let f = nostr::Filter::new()
                         .kind(soul_kinds::SoulKind::Review.kind())
                         .event(current.id)
@@ -130,7 +135,7 @@ impl Life {
                         hub.file(e);
                     }
                 }
-                Ok(patience.min(IDLE))
+                Ok(patience.max(ASK_RELAY_AFTER).min(IDLE))
             }
             DraftStatus::Posted => {
                 self.write(

@@ -78,21 +78,34 @@ impl Desk {
         }
     }
 
-    /// Versions waiting for a review, oldest first.
-    fn due(&mut self, roster: &Roster) -> Vec<Event> {
-        let mut due: Vec<Event> = std::mem::take(&mut self.waiting)
-            .iter()
-            .filter_map(|p| self.latest.get(p))
-            .filter(|e| !self.reviewed.contains(&e.id))
-            .filter(|e| {
-                roster
-                    .member(&e.pubkey)
-                    .is_some_and(|m| m.role == Role::Resident)
-            })
-            .filter(|e| parse::<Draft>(e).is_ok_and(|d| d.status == DraftStatus::Pending))
-            .cloned()
-            .collect();
-        due.sort_by_key(|e| (e.created_at, e.id));
+    /// Up to `room` versions waiting for a review, oldest first, leaving out those in `busy`
+    /// (under review); the rest keep waiting. Only what starts is cloned and parsed: with a
+    /// thousand drafts waiting and one place free, each look must stay cheap.
+    fn due(&mut self, roster: &Roster, room: usize, busy: &HashSet<EventId>) -> Vec<Event> {
+        let mut order: Vec<(nostr::Timestamp, EventId, PublicKey)> =
+            std::mem::take(&mut self.waiting)
+                .into_iter()
+                .filter_map(|p| self.latest.get(&p))
+                .filter(|e| !self.reviewed.contains(&e.id) && !busy.contains(&e.id))
+                .filter(|e| {
+                    roster
+                        .member(&e.pubkey)
+                        .is_some_and(|m| m.role == Role::Resident)
+                })
+                .map(|e| (e.created_at, e.id, e.pubkey))
+                .collect();
+        order.sort_unstable();
+        let mut due = Vec::with_capacity(room.min(order.len()));
+        for (_, _, author) in order {
+            if due.len() == room {
+                self.waiting.insert(author);
+                continue;
+            }
+            let draft = &self.latest[&author];
+            if parse::<Draft>(draft).is_ok_and(|d| d.status == DraftStatus::Pending) {
+                due.push(draft.clone());
+            }
+        }
         due
     }
 }
@@ -141,13 +154,24 @@ pub async fn run(
     let mut desk = Desk::default();
     catch_up(&link, &mut desk, &my_key, &roster).await?;
     tracing::info!(agent = %me.name, rules = rules.rules().len(), "reviewer is reviewing drafts");
+    // At least a few real seconds apart: each look re-reads every draft of the town.
     let every = clock
         .scale(Duration::from_secs(600))
-        .max(Duration::from_secs(1));
+        .max(Duration::from_secs(5));
     let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let mut flight = Flight::default();
+    let reviewer = Reviewer {
+        me: me.clone(),
+        link: link.clone(),
+        rules,
+        mind,
+    };
     loop {
-        review_due(&me, &link, &roster, &rules, mind.as_ref(), &mut desk).await;
+        flight.start_due(&reviewer, &roster, &mut desk);
         tokio::select! {
+            Some(done) = flight.tasks.join_next(), if !flight.tasks.is_empty() => {
+                flight.finish(done, &mut desk);
+            }
             n = notifications.recv() => match n {
                 Ok(RelayPoolNotification::Event { event, .. }) if kinds().contains(&event.kind) => {
                     desk.file(*event, &my_key);
@@ -230,40 +254,56 @@ async fn think(me: &Identity, rules: &NgRules, mind: &dyn Mind, text: &str) -> R
     thought.value
 }
 
-/// Reviews every waiting draft; up to 64 reviews in flight, so the relay commits them in
-/// batches (it pipelines a connection's EVENTs).
-async fn review_due(
-    me: &Identity,
-    link: &Link,
-    roster: &Roster,
-    rules: &NgRules,
-    mind: &dyn Mind,
-    desk: &mut Desk,
-) {
-    use futures::StreamExt;
-    let due = desk.due(roster);
-    let results: Vec<(Event, Result<Review, HostError>)> = futures::stream::iter(due)
-        .map(|draft| async move {
-            let verdict = match parse::<Draft>(&draft) {
-                Ok(c) => Ok(think(me, rules, mind, &c.content).await),
-                Err(e) => Err(HostError::from(e)),
-            };
-            let d = tags::identifier_of(&draft).unwrap_or_default().to_string();
-            let addr = Coordinate::new(SoulKind::Draft.kind(), draft.pubkey).identifier(d);
-            let result = match verdict {
-                Ok(v) => link
-                    .publish(&me.keys, review(&addr, draft.id, draft.pubkey, &v))
-                    .await
-                    .map(|_| v)
-                    .map_err(HostError::from),
-                Err(e) => Err(e),
-            };
-            (draft, result)
-        })
-        .buffer_unordered(64)
-        .collect()
-        .await;
-    for (draft, result) in results {
+/// Reviews in flight at most: the relay commits a connection's EVENTs in batches, so many in
+/// flight keep it busy, and a bound keeps a town of thousands from opening thousands at once.
+const IN_FLIGHT: usize = 256;
+
+/// What one review needs, owned, so that it runs beside the reviewer's reading.
+#[derive(Clone)]
+struct Reviewer {
+    me: Identity,
+    link: Link,
+    rules: Arc<NgRules>,
+    mind: SharedMind,
+}
+
+/// Reviews under way. A draft that arrives while others are reviewed starts as soon as there
+/// is room, not after the whole batch it missed (a thousand drafts arriving together used to
+/// keep the next one waiting for all of them).
+#[derive(Default)]
+struct Flight {
+    tasks: JoinSet<(Event, Result<Review, HostError>)>,
+    drafts: HashSet<EventId>,
+}
+
+impl Flight {
+    /// Starts the waiting drafts, oldest first, as far as there is room; the rest keep waiting.
+    fn start_due(&mut self, reviewer: &Reviewer, roster: &Roster, desk: &mut Desk) {
+        let room = IN_FLIGHT.saturating_sub(self.tasks.len());
+        if room == 0 || desk.waiting.is_empty() {
+            return;
+        }
+        for draft in desk.due(roster, room, &self.drafts) {
+            self.drafts.insert(draft.id);
+            self.tasks.spawn(review_one(reviewer.clone(), draft));
+        }
+    }
+
+    /// Files a finished review: done, or waiting again if it was not published.
+    fn finish(
+        &mut self,
+        done: Result<(Event, Result<Review, HostError>), tokio::task::JoinError>,
+        desk: &mut Desk,
+    ) {
+        let (draft, result) = match done {
+            Ok(done) => done,
+            Err(e) => {
+                // The draft stays out of `reviewed`, so the next recheck tries it again.
+                tracing::error!("a review's task failed: {e}");
+                return;
+            }
+        };
+        self.drafts.remove(&draft.id);
         let d = tags::identifier_of(&draft).unwrap_or_default();
         match result {
             Ok(verdict) => {
@@ -284,9 +324,104 @@ async fn review_due(
     }
 }
 
+/// Reviews one draft version and publishes the review.
+async fn review_one(r: Reviewer, draft: Event) -> (Event, Result<Review, HostError>) {
+    let verdict = match parse::<Draft>(&draft) {
+        Ok(c) => Ok(think(&r.me, &r.rules, r.mind.as_ref(), &c.content).await),
+        Err(e) => Err(HostError::from(e)),
+    };
+    let d = tags::identifier_of(&draft).unwrap_or_default().to_string();
+    let addr = Coordinate::new(SoulKind::Draft.kind(), draft.pubkey).identifier(d);
+    let result = match verdict {
+        Ok(v) => r
+            .link
+            .publish(&r.me.keys, review(&addr, draft.id, draft.pubkey, &v))
+            .await
+            .map(|_| v)
+            .map_err(HostError::from),
+        Err(e) => Err(e),
+    };
+    (draft, result)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nostr::{Keys, Timestamp};
+    use soul_kinds::content::draft;
+    use soul_kinds::RosterMember;
+
+    fn pending(keys: &Keys, name: &str, at: u64) -> Event {
+        let content = Draft {
+            content: format!("{name}'s walk by the river"),
+            status: DraftStatus::Pending,
+            created_at: at,
+            posted_at: None,
+            note_id: None,
+            history: Vec::new(),
+        };
+        draft(name, &content)
+            .custom_created_at(Timestamp::from(at))
+            .sign_with_keys(keys)
+            .unwrap()
+    }
+
+    /// The reviewer's queue: the oldest drafts first, as many as there is room for; the others
+    /// wait for the next look, a draft under review is not started again, and one reviewed is
+    /// never due again. A stranger's draft is never due.
+    #[test]
+    fn due_drafts_start_oldest_first_as_room_allows_and_never_twice() {
+        let me = Keys::generate();
+        let residents: Vec<Keys> = (0..5).map(|_| Keys::generate()).collect();
+        let stranger = Keys::generate();
+        let roster = Roster {
+            town: "town".into(),
+            owner: Keys::generate().public_key(),
+            members: residents
+                .iter()
+                .enumerate()
+                .map(|(i, k)| RosterMember {
+                    pubkey: k.public_key(),
+                    name: format!("r{i}"),
+                    role: Role::Resident,
+                })
+                .collect(),
+        };
+        let mut desk = Desk::default();
+        // Resident i wrote at 1000 - i: the last one is the oldest.
+        let drafts: Vec<Event> = residents
+            .iter()
+            .enumerate()
+            .map(|(i, k)| pending(k, &format!("r{i}"), 1000 - i as u64))
+            .collect();
+        for d in &drafts {
+            desk.file(d.clone(), &me.public_key());
+        }
+        desk.file(pending(&stranger, "x", 1), &me.public_key());
+
+        let busy: HashSet<EventId> = [drafts[4].id].into();
+        let first = desk.due(&roster, 2, &busy);
+        assert_eq!(
+            first.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![drafts[3].id, drafts[2].id],
+            "the two oldest not under review"
+        );
+        // The rest wait; the one under review and the stranger's do not.
+        let waiting: HashSet<PublicKey> = [0, 1].map(|i| residents[i].public_key()).into();
+        assert_eq!(desk.waiting, waiting);
+
+        desk.reviewed.extend(first.iter().map(|e| e.id));
+        let second = desk.due(&roster, 10, &HashSet::new());
+        assert_eq!(
+            second.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![drafts[1].id, drafts[0].id]
+        );
+        // Everything looked at once: a look with all reviewed finds nothing.
+        desk.reviewed.extend(second.iter().map(|e| e.id));
+        desk.waiting.extend(residents.iter().map(Keys::public_key));
+        let again = desk.due(&roster, 10, &busy);
+        assert!(again.is_empty(), "{again:?}");
+    }
 
     #[test]
     fn judge_cites_every_broken_rule() {
