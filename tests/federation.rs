@@ -51,7 +51,7 @@ async fn the_bridge_pushes_public_events_pulls_owner_tasks_and_keeps_secrets_hom
     config.relay.federation = vec![DEAD_PEER.to_owned(), public_url.clone()];
     config.save(&town.dir).unwrap();
     let roster = config.roster().unwrap();
-    let members: Vec<PublicKey> = roster.members.iter().map(|m| m.pubkey).collect();
+    let members: Vec<PublicKey> = roster.members().iter().map(|m| m.pubkey).collect();
 
     let up = town.up(&["--speed", "60"]);
     let home = client(&up.url, None).await;

@@ -28,7 +28,7 @@ async fn up_publishes_every_agents_profile_relay_lists_and_heartbeat() {
     let town = TestTown::new();
     let up = town.up(&[]);
     let roster = town.config().roster().unwrap();
-    let members: Vec<PublicKey> = roster.members.iter().map(|m| m.pubkey).collect();
+    let members: Vec<PublicKey> = roster.members().iter().map(|m| m.pubkey).collect();
     let c = client(&up.url, None).await;
 
     let profiles = wait_for(

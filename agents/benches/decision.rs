@@ -45,10 +45,10 @@ async fn main() {
             keys: Keys::generate(),
         })
         .collect();
-    let roster = Roster {
-        town: "bench".into(),
-        owner: owner.public_key(),
-        members: brains
+    let roster = Roster::new(
+        "bench",
+        owner.public_key(),
+        brains
             .iter()
             .map(|b| RosterMember {
                 pubkey: b.keys.public_key(),
@@ -56,7 +56,7 @@ async fn main() {
                 role: Role::Brain,
             })
             .collect(),
-    };
+    );
     let relay = Relay::open(
         RelayConfig::new(dir.path().join("relay")),
         RosterView::new(roster.clone()),

@@ -7,7 +7,10 @@
 //!   wall time at which all drafts, all reviews and all first posts were on the relay;
 //! - resident set size of the `soul up` process (VmRSS now, VmHWM peak) and of the relay.
 //!
-//! `cargo bench -p soul-agents --bench town -- [--residents N] [--speed S]`
+//! `cargo bench -p soul-agents --bench town -- [--residents N] [--speed S] [--hosts H]`
+//!
+//! With `--hosts H` the agents are split over H `soul up --relay` processes on the one relay,
+//! each with its own town directory holding only its agents' keys.
 //!
 //! Heartbeats are set to one per town day so that the figures are the town's, not presence's.
 
@@ -124,10 +127,51 @@ fn make_town(soul: &Path, dir: &Path, n: usize) -> Vec<PublicKey> {
     config.save(dir).unwrap();
     let roster = config.roster().unwrap();
     roster
-        .members
+        .members()
         .iter()
         .filter(|m| m.role == Role::Resident)
         .map(|m| m.pubkey)
+        .collect()
+}
+
+/// The town directories of `hosts` `soul up --relay` processes: with one host the town itself;
+/// with more, copies of it that differ only in which keys they hold (the first host runs the
+/// owner, the brains, reviewer, reporter and workers; the residents are dealt round). A host
+/// runs the agents whose keys it has, as on separate machines.
+fn split_hosts(town: &Path, hosts: usize) -> Vec<std::path::PathBuf> {
+    if hosts == 1 {
+        return vec![town.to_path_buf()];
+    }
+    let config = TownConfig::load(town).unwrap();
+    let parent = town.parent().unwrap();
+    (0..hosts)
+        .map(|h| {
+            let dir = parent.join(format!("host{h}"));
+            let ok = Command::new("cp")
+                .arg("-a")
+                .arg(town)
+                .arg(&dir)
+                .status()
+                .unwrap();
+            assert!(ok.success(), "copy of the town for host {h}");
+            let mut resident = 0;
+            for entry in &config.roster {
+                let keep = if entry.role == Role::Resident {
+                    resident += 1;
+                    (resident - 1) % hosts == h
+                } else {
+                    h == 0
+                };
+                if !keep {
+                    std::fs::remove_file(dir.join("keys").join(format!("{}.nsec", entry.name)))
+                        .unwrap();
+                }
+            }
+            if h != 0 {
+                std::fs::remove_file(dir.join("keys").join("owner.nsec")).unwrap();
+            }
+            dir
+        })
         .collect()
 }
 
@@ -135,11 +179,15 @@ fn make_town(soul: &Path, dir: &Path, n: usize) -> Vec<PublicKey> {
 async fn main() {
     let n = arg("--residents", 1000.0) as usize;
     let speed = arg("--speed", 600.0);
+    let hosts = (arg("--hosts", 1.0) as usize).max(1);
     let soul = Path::new(env!("CARGO_BIN_EXE_soul"));
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("town");
     let residents = make_town(soul, &dir, n);
-    println!("town with {} residents at --speed {speed}", residents.len());
+    println!(
+        "town with {} residents at --speed {speed} in {hosts} soul up process(es)",
+        residents.len()
+    );
 
     let mut relay_cmd = Command::new(soul);
     relay_cmd.args(["relay", "--unlimited", "--town"]).arg(&dir);
@@ -159,23 +207,27 @@ async fn main() {
     // Draft versions reviewed, and reviews of a version already reviewed (which must not be).
     let mut reviewed_versions: std::collections::HashSet<EventId> = Default::default();
     let mut reviewed_twice = 0usize;
-    let mut up_cmd = Command::new(soul);
-    up_cmd
-        .args([
-            "up",
-            "--relay",
-            &url,
-            "--speed",
-            &speed.to_string(),
-            "--town",
-        ])
-        .arg(&dir)
-        .env(
-            "RUST_LOG",
-            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
-        );
+    let host_dirs = split_hosts(&dir, hosts);
     let t0 = Instant::now();
-    let (mut up, _) = start(up_cmd, "is up: relay ");
+    let mut ups: Vec<Child> = Vec::new();
+    for host_dir in &host_dirs {
+        let mut up_cmd = Command::new(soul);
+        up_cmd
+            .args([
+                "up",
+                "--relay",
+                &url,
+                "--speed",
+                &speed.to_string(),
+                "--town",
+            ])
+            .arg(host_dir)
+            .env(
+                "RUST_LOG",
+                std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into()),
+            );
+        ups.push(start(up_cmd, "is up: relay ").0);
+    }
     let ready = t0.elapsed();
 
     let mut marks: [Option<Duration>; 3] = [None; 3];
@@ -189,7 +241,7 @@ async fn main() {
     // notes by author.
     let mut seen: [std::collections::HashSet<PublicKey>; 3] = Default::default();
     let deadline = Instant::now() + Duration::from_secs(600);
-    let mut peak = 0.0f64;
+    let mut peaks = vec![0.0f64; ups.len()];
     let mut sampled = Instant::now();
     while marks.iter().any(Option::is_none) && Instant::now() < deadline {
         let Ok(Ok(RelayPoolNotification::Event { event, .. })) =
@@ -220,7 +272,9 @@ async fn main() {
             println!("{:>22}: {:>7.2} s", names[i], t0.elapsed().as_secs_f64());
         }
         if sampled.elapsed() > Duration::from_millis(250) {
-            peak = peak.max(rss(up.id()).0);
+            for (peak, up) in peaks.iter_mut().zip(&ups) {
+                *peak = peak.max(rss(up.id()).0);
+            }
             sampled = Instant::now();
         }
     }
@@ -234,7 +288,6 @@ async fn main() {
         "draft versions reviewed: {}, reviewed more than once: {reviewed_twice}",
         reviewed_versions.len()
     );
-    let (now, hwm) = rss(up.id());
     let (relay_now, relay_hwm) = rss(relay.id());
     println!("{:>22}: {:>7.2} s", "soul up ready", ready.as_secs_f64());
     match marks[2] {
@@ -244,13 +297,17 @@ async fn main() {
         ),
         None => println!("one full town tick did not finish within 600 s: {marks:?}"),
     }
-    println!(
-        "soul up RSS: {now:.1} MiB now, {hwm:.1} MiB peak (sampled max {:.1} MiB)",
-        peak
-    );
+    for (i, (up, peak)) in ups.iter().zip(&peaks).enumerate() {
+        let (now, hwm) = rss(up.id());
+        println!(
+            "soul up {i} RSS: {now:.1} MiB now, {hwm:.1} MiB peak (sampled max {peak:.1} MiB)"
+        );
+    }
     println!("soul relay RSS: {relay_now:.1} MiB now, {relay_hwm:.1} MiB peak");
-    let _ = up.kill();
-    let _ = up.wait();
+    for mut up in ups {
+        let _ = up.kill();
+        let _ = up.wait();
+    }
     let _ = relay.kill();
     let _ = relay.wait();
 }

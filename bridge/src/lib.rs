@@ -103,7 +103,7 @@ pub fn public_kinds() -> Vec<Kind> {
 
 fn town_authors(roster: &Roster) -> Vec<PublicKey> {
     std::iter::once(roster.owner)
-        .chain(roster.members.iter().map(|m| m.pubkey))
+        .chain(roster.members().iter().map(|m| m.pubkey))
         .collect()
 }
 
@@ -166,7 +166,7 @@ async fn bridge_once(
     let town = Link::connect(&config.town_relay).await?;
     let (remote, url) = connect_peer(peer).await?;
     let authors = town_authors(&config.roster);
-    let members: Vec<PublicKey> = config.roster.members.iter().map(|m| m.pubkey).collect();
+    let members: Vec<PublicKey> = config.roster.members().iter().map(|m| m.pubkey).collect();
 
     // Subscribe first, then catch up, so nothing falls in between.
     let out_filter = Filter::new().kinds(public_kinds()).authors(authors);

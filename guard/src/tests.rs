@@ -118,10 +118,10 @@ fn gate_levels_from_roster_and_rules() {
     let brain = Keys::generate().public_key();
     let resident = Keys::generate().public_key();
     let stranger = Keys::generate().public_key();
-    let roster = Roster {
-        town: "t".into(),
+    let roster = Roster::new(
+        "t",
         owner,
-        members: vec![
+        vec![
             RosterMember {
                 pubkey: brain,
                 name: "triceratops".into(),
@@ -133,7 +133,7 @@ fn gate_levels_from_roster_and_rules() {
                 role: Role::Resident,
             },
         ],
-    };
+    );
     let gate = Gate::new(AuthRules::load(None).unwrap(), roster);
     assert!(gate.check(&brain, "execute_decision").allowed());
     assert!(gate.check(&resident, "post_note").allowed());

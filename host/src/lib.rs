@@ -158,7 +158,9 @@ fn spawn_agent(
     ctx: &roles::RoleCtx,
 ) -> Vec<AbortHandle> {
     let mut handles = roles::spawn(tasks, agent, ctx);
-    let (agent, link, options) = (agent.clone(), ctx.link.clone(), ctx.options.clone());
-    handles.push(tasks.spawn(async move { presence::live(agent, link, options).await }));
+    // Only what the presence needs: a copy of the options per agent would copy the roster,
+    // and ten thousand agents each holding a ten-thousand-member roster is gigabytes.
+    let (agent, link, every) = (agent.clone(), ctx.link.clone(), ctx.options.heartbeat_every);
+    handles.push(tasks.spawn(async move { presence::live(agent, link, every).await }));
     handles
 }

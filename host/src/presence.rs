@@ -5,8 +5,9 @@ use crate::HostError;
 use nostr::{EventBuilder, Kind, Metadata, RelayUrl, Tag, Timestamp};
 use soul_kinds::{content, Heartbeat, Role};
 
-use super::{HostOptions, Identity};
+use super::Identity;
 use soul_link::Link;
+use std::time::Duration;
 
 /// The kind-0 profile: name, what the role does, and `bot: true` (NIP-24).
 pub fn profile(agent: &Identity) -> EventBuilder {
@@ -72,7 +73,7 @@ fn load_average() -> f64 {
 pub(super) async fn live(
     agent: Identity,
     link: Link,
-    options: HostOptions,
+    heartbeat_every: Duration,
 ) -> Result<(), HostError> {
     link.publish(&agent.keys, profile(&agent)).await?;
     for list in relay_lists(link.url()) {
@@ -86,6 +87,6 @@ pub(super) async fn live(
         // Liveness is a wall-clock fact (clients show "seen 20 s ago"), so beats follow real
         // time even when the town's clock runs fast: at --speed 6000 a town-time beat would be
         // 200 events a second per agent.
-        tokio::time::sleep(options.heartbeat_every).await;
+        tokio::time::sleep(heartbeat_every).await;
     }
 }

@@ -227,11 +227,11 @@ impl TownConfig {
                 })
             })
             .collect::<Result<_, Error>>()?;
-        Ok(Roster {
-            town: self.town.name.clone(),
-            owner: self.owner_in(path)?,
+        Ok(Roster::new(
+            self.town.name.clone(),
+            self.owner_in(path)?,
             members,
-        })
+        ))
     }
 }
 
@@ -297,9 +297,9 @@ mod tests {
         let roster = loaded.roster().unwrap();
         assert_eq!(roster.town, "soul-town");
         assert_eq!(roster.owner, PublicKey::parse(&config.town.owner).unwrap());
-        assert_eq!(roster.members.len(), 2);
-        assert_eq!(roster.members[1].name, "critic");
-        assert_eq!(roster.members[1].role, Role::Reviewer);
+        assert_eq!(roster.members().len(), 2);
+        assert_eq!(roster.members()[1].name, "critic");
+        assert_eq!(roster.members()[1].role, Role::Reviewer);
         // Saving again replaces the file.
         config.save(dir.path()).unwrap();
     }

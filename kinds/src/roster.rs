@@ -4,6 +4,8 @@
 //! takes the owner from the event's author; checking that this is the expected owner is the
 //! caller's job (it knows the owner's npub, this crate does not).
 
+use std::collections::HashMap;
+
 use nostr::{Event, PublicKey};
 use serde::{Deserialize, Serialize};
 
@@ -24,17 +26,47 @@ pub struct RosterMember {
 }
 
 /// A town's roster.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Roster {
     /// The town's name (the event's `d`).
     pub town: String,
     /// The owner, who signed the roster. Not a member unless listed.
     pub owner: PublicKey,
-    /// The agents.
-    pub members: Vec<RosterMember>,
+    /// The agents (private so that `by_key` always agrees with them).
+    members: Vec<RosterMember>,
+    /// Where each key is in `members`: the relay asks for every event it stores, and a town
+    /// of ten thousand would otherwise scan ten thousand members each time.
+    by_key: HashMap<PublicKey, usize>,
 }
 
+impl PartialEq for Roster {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.town, &self.owner, &self.members) == (&other.town, &other.owner, &other.members)
+    }
+}
+
+impl Eq for Roster {}
+
 impl Roster {
+    /// A roster of `members` signed by `owner`. A key listed twice is the first listing's.
+    pub fn new(town: impl Into<String>, owner: PublicKey, members: Vec<RosterMember>) -> Self {
+        let mut by_key = HashMap::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            by_key.entry(m.pubkey).or_insert(i);
+        }
+        Self {
+            town: town.into(),
+            owner,
+            members,
+            by_key,
+        }
+    }
+
+    /// The agents, in the order the owner listed them.
+    pub fn members(&self) -> &[RosterMember] {
+        &self.members
+    }
+
     /// Read a roster event: kind 34364, `d` = town, owner = author, content validated.
     pub fn from_event(event: &Event) -> Result<Self, Error> {
         let content: RosterContent = parse(event)?;
@@ -44,16 +76,12 @@ impl Roster {
                 event: event.id,
                 tag: "d",
             })?;
-        Ok(Self {
-            town: town.to_owned(),
-            owner: event.pubkey,
-            members: content.members,
-        })
+        Ok(Self::new(town, event.pubkey, content.members))
     }
 
     /// The member with this key.
     pub fn member(&self, pubkey: &PublicKey) -> Option<&RosterMember> {
-        self.members.iter().find(|m| &m.pubkey == pubkey)
+        self.by_key.get(pubkey).map(|&i| &self.members[i])
     }
 
     /// The member with this name.
@@ -170,6 +198,11 @@ mod tests {
         assert!(roster.is_owner(&owner.public_key()));
         assert!(!roster.is_member(&owner.public_key()));
         assert_eq!(roster.by_name("hana").unwrap().role, Role::Resident);
+        // By key, from the index: every member is found, a stranger is not.
+        for m in &content.members {
+            assert_eq!(roster.member(&m.pubkey), Some(m));
+        }
+        assert_eq!(roster.member(&Keys::generate().public_key()), None);
         let brains = roster.brains().unwrap();
         assert_eq!(brains.name_of(&g.public_key()), Some(BrainName::Gorilla));
         assert!(!brains.contains(&r.public_key()));

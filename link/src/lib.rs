@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use nostr::{Event, EventBuilder, Filter, Keys};
 use nostr_sdk::prelude::Events;
-use nostr_sdk::{Client, RelayUrl};
+use nostr_sdk::{Client, ClientOptions, RelayPoolOptions, RelayUrl};
 use tokio::sync::broadcast;
 
 pub mod clock;
@@ -159,10 +159,10 @@ impl Link {
         // of a big host read, until their queues overflowed).
         let seen: Arc<dyn nostr_sdk::prelude::NostrDatabase> =
             Arc::new(nostr_sdk::prelude::MemoryDatabase::new());
-        let client = connect_client(&parsed, &seen).await?;
+        let client = connect_client(&parsed, &seen, FOLLOWER_QUEUE).await?;
         let mut others = Vec::with_capacity(spread);
         for _ in 0..spread {
-            others.push(connect_client(&parsed, &seen).await?);
+            others.push(connect_client(&parsed, &seen, SENDER_QUEUE).await?);
         }
         let (published, _) = broadcast::channel(4096);
         let subs = Subscriptions::default();
@@ -259,12 +259,25 @@ impl Link {
     }
 }
 
-/// A client connected to `url` sharing the record `seen`, waiting up to [`RELAY_TIMEOUT`].
+/// Live events the followers of a link may be behind by before they must re-read the relay.
+/// nostr-sdk's default (4,096) is a second of a town of thousands starting up; a follower
+/// that overflows it re-reads everything, which puts it further behind. About 100 bytes a
+/// slot, allocated once per link.
+const FOLLOWER_QUEUE: usize = 65_536;
+/// The publishing and fetching connections' queue: nobody follows it, so the default.
+const SENDER_QUEUE: usize = 4096;
+
+/// A client connected to `url` sharing the record `seen`, with room for `queue` notifications,
+/// waiting up to [`RELAY_TIMEOUT`].
 async fn connect_client(
     url: &RelayUrl,
     seen: &Arc<dyn nostr_sdk::prelude::NostrDatabase>,
+    queue: usize,
 ) -> Result<Client, LinkError> {
-    let client = Client::builder().database(Arc::clone(seen)).build();
+    let client = Client::builder()
+        .database(Arc::clone(seen))
+        .opts(ClientOptions::new().pool(RelayPoolOptions::new().notification_channel_size(queue)))
+        .build();
     // The shared link has no signer: it publishes events the agents signed themselves.
     client.automatic_authentication(false);
     client.add_relay(url.clone()).await?;

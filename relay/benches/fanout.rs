@@ -226,15 +226,15 @@ impl Drop for Child {
 /// The child side: soul's relay, rate limits off, default live queue.
 async fn serve(dir: &std::path::Path) {
     let owner = Keys::generate();
-    let roster = Roster {
-        town: "bench".into(),
-        owner: owner.public_key(),
-        members: vec![RosterMember {
+    let roster = Roster::new(
+        "bench",
+        owner.public_key(),
+        vec![RosterMember {
             pubkey: Keys::generate().public_key(),
             name: "x".into(),
             role: Role::Brain,
         }],
-    };
+    );
     let mut config = RelayConfig::new(dir);
     config.rate = None;
     let relay = Relay::open(config, RosterView::new(roster)).unwrap();

@@ -77,15 +77,15 @@ async fn start(which: Which, dir: &std::path::Path) -> (String, Box<dyn std::any
     match which {
         Which::Soul => {
             let owner = Keys::generate();
-            let roster = Roster {
-                town: "bench".into(),
-                owner: owner.public_key(),
-                members: vec![RosterMember {
+            let roster = Roster::new(
+                "bench",
+                owner.public_key(),
+                vec![RosterMember {
                     pubkey: Keys::generate().public_key(),
                     name: "x".into(),
                     role: Role::Brain,
                 }],
-            };
+            );
             let mut config = RelayConfig::new(dir);
             config.rate = None;
             let relay = Relay::open(config, RosterView::new(roster)).unwrap();

@@ -43,7 +43,7 @@ impl RosterView {
             Ok(next) if next.town == current.town => {
                 if let Ok(mut slot) = self.0.write() {
                     tracing::info!(
-                        members = next.members.len(),
+                        members = next.members().len(),
                         "relay follows the owner's new roster"
                     );
                     *slot = Arc::new(next);

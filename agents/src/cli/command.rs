@@ -40,7 +40,7 @@ pub(super) async fn run(dir: &Path, args: CommandArgs) -> anyhow::Result<ExitCod
     })?;
     let roster = town.config.roster()?;
     let workers: Vec<&str> = roster
-        .members
+        .members()
         .iter()
         .filter(|m| matches!(m.role, Role::Buddy | Role::Executor))
         .map(|m| m.name.as_str())

@@ -48,7 +48,7 @@ fn list(town: &Town) -> anyhow::Result<ExitCode> {
     let owner = roster.owner.to_bech32()?;
     let owner_file = file_of(&town.dir, "owner");
     println!("{:<14} {:<10} {owner:<64} {owner_file}", "owner", "owner");
-    for m in &roster.members {
+    for m in roster.members() {
         println!(
             "{:<14} {:<10} {:<64} {}",
             m.name,

@@ -90,7 +90,7 @@ pub(super) async fn publish_roster(town: &Town, relay_url: &str) -> anyhow::Resu
         );
         return Ok(());
     };
-    let members = town.config.roster()?.members;
+    let members = town.config.roster()?.members().to_vec();
     let link = Link::connect(relay_url).await?;
     link.publish(
         &owner,

@@ -58,7 +58,7 @@ pub(super) async fn run(dir: &Path, json: bool, relay: Option<String>) -> anyhow
 /// Builds the report from the relay's events.
 pub async fn report(town: &Town, link: &Link) -> anyhow::Result<StatusReport> {
     let roster = town.config.roster()?;
-    let pubkeys: Vec<PublicKey> = roster.members.iter().map(|m| m.pubkey).collect();
+    let pubkeys: Vec<PublicKey> = roster.members().iter().map(|m| m.pubkey).collect();
     let beats = link
         .fetch(
             Filter::new()
@@ -72,7 +72,7 @@ pub async fn report(town: &Town, link: &Link) -> anyhow::Result<StatusReport> {
         *seen = (*seen).max(beat.created_at);
     }
     let agents = roster
-        .members
+        .members()
         .iter()
         .map(|m| AgentStatus {
             name: m.name.clone(),

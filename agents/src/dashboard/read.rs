@@ -65,7 +65,7 @@ pub(super) async fn town_info(State(d): State<Dashboard>) -> Json<TownInfo> {
         can_write: d.owner.is_some(),
         members: d
             .roster
-            .members
+            .members()
             .iter()
             .map(|m| Member {
                 name: m.name.clone(),

@@ -48,7 +48,7 @@ impl Town {
     pub fn local_identities(&self) -> Result<Vec<Identity>, HostError> {
         let roster = self.config.roster()?;
         let mut out = Vec::new();
-        for member in &roster.members {
+        for member in roster.members() {
             let Ok(path) = keyfile::find_key(&self.dir.keys_dir(), &member.name) else {
                 tracing::info!(agent = %member.name, "no key here; expecting it to run elsewhere");
                 continue;

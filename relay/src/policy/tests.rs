@@ -22,16 +22,16 @@ fn town(limits: Option<RateLimits>) -> Town {
         name: name.into(),
         role,
     };
-    let roster = Roster {
-        town: "t".into(),
-        owner: owner.public_key(),
-        members: vec![
+    let roster = Roster::new(
+        "t",
+        owner.public_key(),
+        vec![
             member(&Keys::generate(), "panda", Role::Brain),
             member(&brain, "gorilla", Role::Brain),
             member(&Keys::generate(), "triceratops", Role::Brain),
             member(&resident, "hana", Role::Resident),
         ],
-    };
+    );
     let chain = PolicyChain::town(65_536, 900, limits, RosterView::new(roster));
     Town {
         owner,

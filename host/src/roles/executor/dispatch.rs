@@ -126,7 +126,7 @@ impl Dispatch {
         let skill = super::intent::skill_for(&text, &words, &skills)?;
         let executors: Vec<_> = self
             .roster
-            .members
+            .members()
             .iter()
             .filter(|m| m.role == Role::Executor)
             .collect();
@@ -172,7 +172,7 @@ impl Dispatch {
         let action = super::intent::control(&words(&text))?;
         let named: Vec<_> = self
             .roster
-            .members
+            .members()
             .iter()
             .filter(|m| matches!(m.role, Role::Buddy | Role::Executor))
             .filter(|m| {

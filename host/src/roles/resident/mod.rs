@@ -77,7 +77,7 @@ pub fn spawn(
             rules,
             clock: ctx.options.clock,
             reviewer: roster
-                .members
+                .members()
                 .iter()
                 .find(|m| m.role == Role::Reviewer)
                 .map(|m| m.pubkey),
@@ -91,7 +91,7 @@ pub fn spawn(
             let residents = ctx
                 .options
                 .roster
-                .members
+                .members()
                 .iter()
                 .filter(|m| m.role == Role::Resident)
                 .map(|m| m.pubkey)
@@ -99,7 +99,7 @@ pub fn spawn(
             let names = ctx
                 .options
                 .roster
-                .members
+                .members()
                 .iter()
                 .map(|m| (m.pubkey, m.name.clone()))
                 .collect();

@@ -205,7 +205,7 @@ async fn catch_up(
     roster: &Roster,
 ) -> Result<(), HostError> {
     let residents: Vec<PublicKey> = roster
-        .members
+        .members()
         .iter()
         .filter(|m| m.role == Role::Resident)
         .map(|m| m.pubkey)
@@ -257,6 +257,8 @@ async fn think(me: &Identity, rules: &NgRules, mind: &dyn Mind, text: &str) -> R
 /// Reviews in flight at most: the relay commits a connection's EVENTs in batches, so many in
 /// flight keep it busy, and a bound keeps a town of thousands from opening thousands at once.
 const IN_FLIGHT: usize = 256;
+/// How many places must be free before more reviews start while others run.
+const START_BATCH: usize = 32;
 
 /// What one review needs, owned, so that it runs beside the reviewer's reading.
 #[derive(Clone)]
@@ -280,7 +282,10 @@ impl Flight {
     /// Starts the waiting drafts, oldest first, as far as there is room; the rest keep waiting.
     fn start_due(&mut self, reviewer: &Reviewer, roster: &Roster, desk: &mut Desk) {
         let room = IN_FLIGHT.saturating_sub(self.tasks.len());
-        if room == 0 || desk.waiting.is_empty() {
+        // With reviews under way, wait until a batch has room: each look sorts everything
+        // waiting, and ten thousand waiting drafts looked at after every finished review made
+        // the queue quadratic.
+        if desk.waiting.is_empty() || room < START_BATCH.min(IN_FLIGHT) && !self.tasks.is_empty() {
             return;
         }
         for draft in desk.due(roster, room, &self.drafts) {
@@ -374,10 +379,10 @@ mod tests {
         let me = Keys::generate();
         let residents: Vec<Keys> = (0..5).map(|_| Keys::generate()).collect();
         let stranger = Keys::generate();
-        let roster = Roster {
-            town: "town".into(),
-            owner: Keys::generate().public_key(),
-            members: residents
+        let roster = Roster::new(
+            "town",
+            Keys::generate().public_key(),
+            residents
                 .iter()
                 .enumerate()
                 .map(|(i, k)| RosterMember {
@@ -386,7 +391,7 @@ mod tests {
                     role: Role::Resident,
                 })
                 .collect(),
-        };
+        );
         let mut desk = Desk::default();
         // Resident i wrote at 1000 - i: the last one is the oldest.
         let drafts: Vec<Event> = residents

@@ -517,7 +517,7 @@ impl Worker {
                     .await;
                 let r = Reply::new(None, "chat", true, text);
                 let roster = &self.ctx.options.roster;
-                if m.sender == owner || roster.members.iter().any(|x| x.pubkey == m.sender) {
+                if m.sender == owner || roster.members().iter().any(|x| x.pubkey == m.sender) {
                     self.reply(&m, false, &r, false).await;
                 } else {
                     let text = r.render(false);

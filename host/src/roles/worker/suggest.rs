@@ -131,7 +131,7 @@ pub fn spawn_for_triceratops(
 pub async fn relay_suggestions(me: Identity, ctx: RoleCtx) -> Result<(), HostError> {
     let roster = &ctx.options.roster;
     let workers: HashSet<PublicKey> = roster
-        .members
+        .members()
         .iter()
         .filter(|m| matches!(m.role, Role::Buddy | Role::Executor))
         .map(|m| m.pubkey)
