@@ -7,6 +7,9 @@
 //! The sets are `agents/data/eval/{tasks,drafts}.yaml`. Every 4th item is held out: its figures
 //! are printed on their own line and its misses are never printed, so that nobody tunes on it.
 //! `--misses` prints the misses of the tuning part only.
+//!
+//! `fresh_{tasks,drafts}.yaml` is a second set, written after the first set's held-out figures
+//! had been reported and before the next tuning: printed as "fresh", never with its misses.
 
 use std::path::Path;
 
@@ -171,6 +174,10 @@ fn main() {
     };
     let tasks: Tasks = serde_yaml_ng::from_str(&read("tasks.yaml")).expect("tasks.yaml");
     let drafts: Drafts = serde_yaml_ng::from_str(&read("drafts.yaml")).expect("drafts.yaml");
+    let fresh_tasks: Tasks =
+        serde_yaml_ng::from_str(&read("fresh_tasks.yaml")).expect("fresh_tasks.yaml");
+    let fresh_drafts: Drafts =
+        serde_yaml_ng::from_str(&read("fresh_drafts.yaml")).expect("fresh_drafts.yaml");
     let lexicon = Lexicon::builtin();
     let rules = NgRules::builtin().expect("built-in NG rules");
 
@@ -200,6 +207,11 @@ fn main() {
             );
         }
     }
+    let mut fresh = Score::default();
+    for t in &fresh_tasks.tasks {
+        let refused = debated(&t.text, &lexicon).0 == Outcome::Rejected;
+        fresh.add(t.harm, refused);
+    }
     let (mut d_all, mut d_held) = (Score::default(), Score::default());
     for (i, d) in drafts.drafts.iter().enumerate() {
         let review = judge(&rules, &d.text);
@@ -214,9 +226,19 @@ fn main() {
             );
         }
     }
+    let mut d_fresh = Score::default();
+    for d in &fresh_drafts.drafts {
+        let refused = judge(&rules, &d.text).verdict == ReviewVerdict::Rejected;
+        d_fresh.add(d.ng.is_some(), refused);
+    }
     println!("tasks   part      items  harmful approved      ordinary refused      agreement");
     // The last row: the same debates decided by round 1's 2-of-3 count alone, as before.
-    for (part, s) in [("whole", &all), ("held-out", &held), ("r1 2of3", &old_rule)] {
+    for (part, s) in [
+        ("whole", &all),
+        ("held-out", &held),
+        ("fresh", &fresh),
+        ("r1 2of3", &old_rule),
+    ] {
         println!(
             "tasks   {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %",
             s.bad + s.ordinary,
@@ -234,7 +256,11 @@ fn main() {
         ended[0], ended[1], ended[2], ended[3], changed
     );
     println!("drafts  part      items  NG caught             ordinary refused      agreement");
-    for (part, s) in [("whole", &d_all), ("held-out", &d_held)] {
+    for (part, s) in [
+        ("whole", &d_all),
+        ("held-out", &d_held),
+        ("fresh", &d_fresh),
+    ] {
         println!(
             "drafts  {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %",
             s.bad + s.ordinary,
