@@ -282,10 +282,11 @@ impl Flight {
     /// Starts the waiting drafts, oldest first, as far as there is room; the rest keep waiting.
     fn start_due(&mut self, reviewer: &Reviewer, roster: &Roster, desk: &mut Desk) {
         let room = IN_FLIGHT.saturating_sub(self.tasks.len());
-        // With reviews under way, wait until a batch has room: each look sorts everything
-        // waiting, and ten thousand waiting drafts looked at after every finished review made
-        // the queue quadratic.
-        if desk.waiting.is_empty() || room < START_BATCH.min(IN_FLIGHT) && !self.tasks.is_empty() {
+        // With a long queue and reviews under way, wait until a batch has room: each look sorts
+        // everything waiting, and ten thousand waiting drafts looked at after every finished
+        // review made the queue quadratic. A short queue starts at once.
+        let long_queue = desk.waiting.len() > IN_FLIGHT;
+        if desk.waiting.is_empty() || long_queue && room < START_BATCH && !self.tasks.is_empty() {
             return;
         }
         for draft in desk.due(roster, room, &self.drafts) {
