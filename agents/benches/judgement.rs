@@ -9,7 +9,10 @@
 //! `--misses` prints the misses of the tuning part only.
 //!
 //! `fresh_{tasks,drafts}.yaml` is a second set, written after the first set's held-out figures
-//! had been reported and before the next tuning: printed as "fresh", never with its misses.
+//! had been reported. Its first figures (before any tuning on it: tasks 8/30 harmful approved,
+//! 1/30 ordinary refused; drafts 16/30 NG caught, 0/30 ordinary refused) are in BENCHMARKS.md;
+//! since then it is tuned on like the first set's other three quarters, and `--misses` prints
+//! its misses.
 
 use std::path::Path;
 
@@ -208,9 +211,18 @@ fn main() {
         }
     }
     let mut fresh = Score::default();
-    for t in &fresh_tasks.tasks {
-        let refused = debated(&t.text, &lexicon).0 == Outcome::Rejected;
+    for (i, t) in fresh_tasks.tasks.iter().enumerate() {
+        let (outcome, _, _, said) = debated(&t.text, &lexicon);
+        let refused = outcome == Outcome::Rejected;
         fresh.add(t.harm, refused);
+        if misses && t.harm != refused {
+            println!(
+                "fresh task miss [{i}] harm={} {}\n    {}",
+                t.harm,
+                t.text,
+                said.join("\n    ")
+            );
+        }
     }
     let (mut d_all, mut d_held) = (Score::default(), Score::default());
     for (i, d) in drafts.drafts.iter().enumerate() {
@@ -227,9 +239,16 @@ fn main() {
         }
     }
     let mut d_fresh = Score::default();
-    for d in &fresh_drafts.drafts {
-        let refused = judge(&rules, &d.text).verdict == ReviewVerdict::Rejected;
+    for (i, d) in fresh_drafts.drafts.iter().enumerate() {
+        let review = judge(&rules, &d.text);
+        let refused = review.verdict == ReviewVerdict::Rejected;
         d_fresh.add(d.ng.is_some(), refused);
+        if misses && d.ng.is_some() != refused {
+            println!(
+                "fresh draft miss [{i}] ng={:?} {} → {}",
+                d.ng, d.text, review.reason
+            );
+        }
     }
     println!("tasks   part      items  harmful approved      ordinary refused      agreement");
     // The last row: the same debates decided by round 1's 2-of-3 count alone, as before.

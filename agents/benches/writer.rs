@@ -51,6 +51,8 @@ struct Tally {
     sentences: usize,
     repeated: usize,
     foreign_continue: usize,
+    /// Posts the offline reviewer would reject (each is an ordinary post refused).
+    rejected: usize,
     /// (posts, happy, low, tired) by slot: morning, day, evening, night.
     by_slot: [(usize, usize, usize, usize); 4],
 }
@@ -152,6 +154,12 @@ fn main() {
                         .any(|c| w.text.contains(&c.replace("{t}", title)))
                 });
                 t.foreign_continue += usize::from(foreign);
+                if !fit(&w.text) {
+                    t.rejected += 1;
+                    if show > 0 {
+                        println!("  rejected: {} → {}", w.text, judge(&rules, &w.text).reason);
+                    }
+                }
                 let lower = w.text.to_lowercase();
                 let has =
                     |lines: &[String]| lines.iter().any(|l| lower.contains(&l.to_lowercase()));
@@ -186,6 +194,12 @@ fn main() {
             "  posts continuing a headline or event: {:.1} % ({}/{})",
             pct(t.foreign_continue, t.posts),
             t.foreign_continue,
+            t.posts
+        );
+        println!(
+            "  posts the offline reviewer would reject: {:.1} % ({}/{})",
+            pct(t.rejected, t.posts),
+            t.rejected,
             t.posts
         );
         for (name, (n, happy, low, tired)) in

@@ -13,10 +13,34 @@ use super::matching::match_at;
 
 /// English words that, among the 3 words before an action or a protective word, negate it.
 const NOT_BEFORE: &[&str] = &[
-    "never", "don't", "dont", "not", "no", "without", "skip", "stop", "bypass", "nor",
+    "never", "don't", "dont", "not", "no", "without", "skip", "stop", "bypass", "nor", "quit",
 ];
 /// Japanese endings that, right after an action or a protective word, negate it.
-const NOT_AFTER: &[&str] = &["ない", "ず", "ません", "を取らず", "せず", "なし", "を省"];
+const NOT_AFTER: &[&str] = &[
+    "ない",
+    "ず",
+    "ません",
+    "を取らず",
+    "せず",
+    "なし",
+    "を省",
+    "てはいけ",
+    "てはだめ",
+    "ては駄目",
+    "ちゃだめ",
+    "ちゃいけ",
+    "てはなら",
+    "るな",
+    "はもうやめ",
+    "はやめ",
+    "をやめ",
+    "もやめ",
+    "は不要",
+    "はいらな",
+    "はもういらな",
+    "をしなくて",
+    "はしなくて",
+];
 
 /// Every harm the task does, once each, with where it was seen.
 pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
@@ -24,15 +48,15 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
     let mut found: Vec<(usize, Hit)> = Vec::new();
     for (from, to) in sentences(text) {
         let sentence = &text[from..to];
-        // Protective intent governs what follows it ("explain how to …", "refuse anyone who
-        // asks for …"); a harm written before it is still a harm ("wire it, then report").
-        let guard = guarded(sentence, &protective);
+        let guards = guarded(sentence, &protective);
         for harm in &lexicon.harms {
             if found.iter().any(|(_, h)| h.id == harm.id) {
                 continue;
             }
-            if let Some((at, words)) = seen(sentence, harm) {
-                if guard.is_some_and(|g| g <= at) {
+            if let Some((at, act, words)) = seen(sentence, harm) {
+                // What a protective word governs is the act: "explain why nobody should share
+                // the password" guards the sharing, wherever the password is written.
+                if guards.iter().any(|&(from, to)| (from..to).contains(&act)) {
                     continue;
                 }
                 found.push((from + at, hit(harm, words)));
@@ -47,22 +71,69 @@ pub(crate) fn protective(text: &[char], lexicon: &Lexicon) -> bool {
     let protective = compile(&lexicon.protective);
     sentences(text)
         .into_iter()
-        .any(|(from, to)| guarded(&text[from..to], &protective).is_some())
+        .any(|(from, to)| !guarded(&text[from..to], &protective).is_empty())
 }
 
-/// Where the first protective word of `sentence` is that nothing negates. A protective word
-/// takes only a verb's endings ("reports", "reported"), so "reporter" is not "report".
-fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Option<usize> {
+/// The stretches of `sentence` that a protective word nothing negates governs. A protective
+/// word takes only a verb's endings ("reports", "reported"), so "reporter" is not "report".
+///
+/// English puts the verb first: "explain how to …" and "refuse anyone who asks for …" govern
+/// what follows, and a harm written before the word is still a harm ("wire it, then report"),
+/// unless the word is a precondition of it ("delete them after checking the backup").
+/// Japanese puts the verb last: 「…を教えてはいけない理由を説明して」 governs what comes before it
+/// in its clause, and an act in a clause of its own, or after it, stays one
+/// (「振り込んでから報告して」, 「一覧にしてグループに貼って」).
+fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
     protective
         .iter()
         .flat_map(|w| {
             places(sentence, w)
                 .into_iter()
                 .filter(move |&(s, e)| VERB_ENDINGS.contains(&ending(sentence, s, e, w).as_str()))
+                .map(move |(s, e)| (s, e, w.iter().any(|&c| is_japanese(c))))
         })
-        .filter(|&(s, e)| !negated(sentence, s, e))
-        .map(|(s, _)| s)
-        .min()
+        .filter(|&(s, e, _)| !negated(sentence, s, e))
+        .map(|(s, e, japanese)| {
+            if japanese {
+                (clause_start(sentence, s), e)
+            } else if precondition(sentence, s) {
+                (0, sentence.len())
+            } else {
+                (s, sentence.len())
+            }
+        })
+        .collect()
+}
+
+/// Words before a protective verb that make it a precondition of the whole sentence.
+const PRECONDITION: &[&str] = &["after", "once", "first", "before"];
+
+fn precondition(sentence: &[char], at: usize) -> bool {
+    let before: String = sentence[at.saturating_sub(20)..at].iter().collect();
+    before
+        .split_whitespace()
+        .rev()
+        .take(2)
+        .any(|w| PRECONDITION.contains(&w))
+}
+
+/// Where the Japanese clause holding `at` starts: after a comma or a sequence of acts
+/// (「…てから」, 「…たら」).
+fn clause_start(sentence: &[char], at: usize) -> usize {
+    let before: String = sentence[..at].iter().collect();
+    ["、", ",", "てから", "でから", "たら"]
+        .iter()
+        .filter_map(|seam| {
+            before
+                .rfind(seam)
+                .map(|i| before[..i + seam.len()].chars().count())
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn is_japanese(c: char) -> bool {
+    matches!(c, '\u{3041}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
 }
 
 /// Endings a protective word may take.
@@ -76,12 +147,13 @@ fn ending(sentence: &[char], start: usize, end: usize, word: &[char]) -> String 
 }
 
 /// Where and how `harm` shows in one sentence: a phrase alone, or an object and an action that
-/// do not overlap, the action not negated.
-fn seen(sentence: &[char], harm: &Harm) -> Option<(usize, Vec<String>)> {
+/// do not overlap, the action not negated. Returns where it starts, where its act is, and the
+/// words.
+fn seen(sentence: &[char], harm: &Harm) -> Option<(usize, usize, Vec<String>)> {
     let word = |s: usize, e: usize| sentence[s..e].iter().collect::<String>();
     for phrase in compile(&harm.alone) {
         if let Some(&(s, e)) = places(sentence, &phrase).first() {
-            return Some((s, vec![word(s, e)]));
+            return Some((s, s, vec![word(s, e)]));
         }
     }
     let objects: Vec<(usize, usize)> = compile(&harm.objects)
@@ -98,7 +170,7 @@ fn seen(sentence: &[char], harm: &Harm) -> Option<(usize, Vec<String>)> {
         .flat_map(|o| actions.iter().map(move |a| (o, a)));
     pairs
         .find(|((os, oe), (as_, ae))| oe <= as_ || ae <= os)
-        .map(|(&(os, oe), &(as_, ae))| (os.min(as_), vec![word(os, oe), word(as_, ae)]))
+        .map(|(&(os, oe), &(as_, ae))| (os.min(as_), as_, vec![word(os, oe), word(as_, ae)]))
 }
 
 /// The lexicon's words in the matcher's form, longest first.
@@ -191,5 +263,30 @@ mod tests {
             ["secret_out"]
         );
         assert!(harms("Water the plants every morning").is_empty());
+    }
+
+    /// A protective verb governs the act it takes as its object: in English what follows it (or
+    /// the whole sentence when it is a precondition), in Japanese what precedes it in its clause.
+    #[test]
+    fn a_protective_verb_governs_its_own_act_in_either_word_order() {
+        assert!(harms("パスワードを人に渡してはいけない理由を説明して").is_empty());
+        assert!(harms("Delete the old videos after checking the backup has them").is_empty());
+        // An act after the protective word, or in a clause of its own, is still done.
+        assert_eq!(
+            harms("パスワードを一覧にしてチャットに貼って"),
+            ["secret_out"]
+        );
+        assert_eq!(harms("パスワードを送ってから報告して"), ["secret_out"]);
+        assert_eq!(harms("パスワードを送って、報告して"), ["secret_out"]);
+        assert_eq!(
+            harms("Wipe the old videos for good and then review the folder"),
+            ["irreversible_loss"]
+        );
+        // Stopping a check is removing it, in both languages.
+        assert_eq!(
+            harms("No need to check with me before paying"),
+            ["check_removed"]
+        );
+        assert_eq!(harms("支払いの前の確認はもうやめて"), ["check_removed"]);
     }
 }

@@ -99,6 +99,21 @@ fn in_order(mut places: Places) -> (usize, Vec<String>) {
     (places.first().map_or(0, |p| p.0), words)
 }
 
+/// Whether `ending` doubles `word`'s last consonant before a vowel ending, as English does after
+/// a short vowel: stab → stabbed, rob → robbers, bet → betting.
+fn doubled(word: &[char], ending: &str) -> bool {
+    let vowel = |c: char| "aeiou".contains(c);
+    let [.., v, c] = word else {
+        return false;
+    };
+    let mut tail = ending.chars();
+    tail.next() == Some(*c)
+        && vowel(*v)
+        && !vowel(*c)
+        && !"wxy".contains(*c)
+        && ["ed", "ing", "er", "ers"].contains(&tail.as_str())
+}
+
 /// Where `word` ends if it matches at `start`: English words start at a word boundary and may
 /// take an ending (words of 3 letters or less must be whole); Japanese words must sit on
 /// the seams `segment` finds.
@@ -124,9 +139,32 @@ pub fn match_at(text: &[char], start: usize, word: &[char]) -> Option<usize> {
     let ending: String = text[end..end + tail].iter().collect();
     let digit_follows = text.get(end + tail).is_some_and(char::is_ascii_digit);
     let allowed = if word.len() <= 3 {
-        ending.is_empty()
+        ending.is_empty() || doubled(word, &ending)
     } else {
-        ENDINGS.contains(&ending.as_str())
+        ENDINGS.contains(&ending.as_str()) || doubled(word, &ending)
     };
     (allowed && !digit_follows).then_some(end + tail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finds(text: &str, word: &str) -> bool {
+        let text: Vec<char> = text.chars().collect();
+        let word: Vec<char> = word.chars().collect();
+        (0..text.len()).any(|s| match_at(&text, s, &word).is_some())
+    }
+
+    #[test]
+    fn english_words_take_their_endings_and_a_doubled_consonant() {
+        assert!(finds("someone stabbed a man", "stab"));
+        assert!(finds("the robbers ran", "rob"));
+        assert!(finds("betting on horses", "bet"));
+        assert!(finds("backups of the photos", "backup"));
+        // Not every letter after a word is an ending.
+        assert!(!finds("a robin sang", "rob"));
+        assert!(!finds("the stable door", "stab"));
+        assert!(!finds("administer the server", "minister"));
+    }
 }
