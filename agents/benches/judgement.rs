@@ -2,7 +2,12 @@
 //! until their opinions agree, then triceratops's mediation, as in a real debate) and the
 //! reviewer on labelled drafts.
 //!
-//! `cargo bench -p soul-agents --bench judgement -- [--misses]`
+//! `cargo bench -p soul-agents --bench judgement -- [--misses] [--llm URL [--model NAME]]`
+//!
+//! With `--llm` the brains' opinions and the reviewer's verdicts come from the model server at
+//! URL (`…/v1` for OpenAI-compatible servers, else Ollama), asked exactly as a town asks it;
+//! the NG patterns stay a floor under the model's review, as in the reviewer. A model answer
+//! that fails is replaced by the built-in mind's, as in a town, and the bench counts those.
 //!
 //! The sets are `agents/data/eval/{tasks,drafts}.yaml`. Every 4th item is held out: its figures
 //! are printed on their own line and its misses are never printed, so that nobody tunes on it.
@@ -14,6 +19,7 @@
 //! since then it is tuned on like the first set's other three quarters, and `--misses` prints
 //! its misses.
 
+use std::cell::Cell;
 use std::path::Path;
 
 use nostr::hashes::{sha256, Hash};
@@ -21,9 +27,10 @@ use nostr::EventId;
 use serde::Deserialize;
 use soul_host::roles::reviewer::{judge, NgRules};
 use soul_kinds::{
-    agreement, decide, BrainName, Opinion, Outcome, Priority, ReviewVerdict, Tally, Task,
+    agreement, decide, BrainName, Opinion, Outcome, Priority, Review, ReviewVerdict, Tally, Task,
 };
-use soul_mind::brain::{features, mediate, opinion, BrainContext, Lexicon};
+use soul_mind::brain::{features, harm_floor, mediate, opinion, BrainContext, Lexicon};
+use soul_mind::{Mind, ModelConfig, ModelMind, OpinionAsk, ReviewAsk, Thought};
 
 /// The last round before triceratops mediates.
 const LAST_ROUND: u8 = 3;
@@ -97,7 +104,11 @@ struct Ending {
 /// agree (`soul_kinds::agreement`), and after round 3 triceratops mediates. Also the outcome
 /// of the old rule — round 1 and 2 of 3 — for comparison. The task id is a hash of the text,
 /// so every run gives the same debate.
-fn debated(text: &str, lexicon: &Lexicon) -> (Outcome, Outcome, Ending, Vec<String>) {
+fn debated(
+    text: &str,
+    lexicon: &Lexicon,
+    think: &dyn Fn(&BrainContext) -> Opinion,
+) -> (Outcome, Outcome, Ending, Vec<String>) {
     let task = Task {
         title: text.to_owned(),
         description: String::new(),
@@ -114,7 +125,7 @@ fn debated(text: &str, lexicon: &Lexicon) -> (Outcome, Outcome, Ending, Vec<Stri
             .iter()
             .map(|&brain| {
                 let params = brain.default_params();
-                let o = opinion(&BrainContext {
+                let o = think(&BrainContext {
                     brain,
                     params: &params,
                     task_id,
@@ -169,8 +180,91 @@ fn debated(text: &str, lexicon: &Lexicon) -> (Outcome, Outcome, Ending, Vec<Stri
     (outcome, first_round.unwrap_or(outcome), ending, said)
 }
 
+/// The value after `name` on the command line.
+fn arg(name: &str) -> Option<String> {
+    let argv: Vec<String> = std::env::args().collect();
+    argv.iter()
+        .position(|a| a == name)
+        .and_then(|i| argv.get(i + 1).cloned())
+}
+
+/// A model server's mind, and how many of its answers the built-in mind had to stand in for.
+struct Model {
+    mind: ModelMind,
+    runtime: tokio::runtime::Runtime,
+    asked: Cell<usize>,
+    fell_back: Cell<usize>,
+}
+
+impl Model {
+    fn count<T>(&self, thought: Thought<T>) -> T {
+        self.asked.set(self.asked.get() + 1);
+        if let Some(why) = &thought.fallback {
+            self.fell_back.set(self.fell_back.get() + 1);
+            eprintln!("model answer not used: {why}");
+        }
+        thought.value
+    }
+
+    fn opinion(&self, ctx: &BrainContext) -> Opinion {
+        let ask = OpinionAsk {
+            agent: ctx.brain.as_str(),
+            brain: *ctx,
+        };
+        let said = self.count(self.runtime.block_on(self.mind.opinion(&ask)));
+        // As the brains do: the harm floor decides whether the model's yes may stand.
+        harm_floor(ctx, said)
+    }
+
+    /// The reviewer's verdict: the patterns, then the model, which can only be stricter.
+    fn review(&self, rules: &NgRules, text: &str) -> Review {
+        let found = judge(rules, text);
+        let ask = ReviewAsk {
+            agent: "reviewer",
+            text,
+            rules: rules.listed(),
+            found: &found,
+        };
+        let thought = self.count(self.runtime.block_on(self.mind.review(&ask)));
+        if thought.verdict == ReviewVerdict::Approved && found.verdict == ReviewVerdict::Rejected {
+            return found;
+        }
+        thought
+    }
+}
+
 fn main() {
     let misses = std::env::args().any(|a| a == "--misses");
+    let model = arg("--llm").map(|url| {
+        let name = arg("--model").unwrap_or_else(|| "llama3.2".into());
+        println!("mind: model {name} at {url}");
+        let cfg = ModelConfig {
+            url,
+            model: name,
+            daily_token_budget: u64::MAX,
+            retry: Default::default(),
+            temperature: Default::default(),
+            soul: soul_mind::model::BUILTIN_SOUL.to_owned(),
+        };
+        let karma = soul_karma::Karma::in_memory().expect("in-memory karma");
+        Model {
+            mind: ModelMind::new(cfg, karma),
+            runtime: tokio::runtime::Runtime::new().expect("tokio runtime"),
+            asked: Cell::new(0),
+            fell_back: Cell::new(0),
+        }
+    });
+    if model.is_none() {
+        println!("mind: built-in");
+    }
+    let think = |ctx: &BrainContext| match &model {
+        Some(m) => m.opinion(ctx),
+        None => opinion(ctx),
+    };
+    let review_of = |rules: &NgRules, text: &str| match &model {
+        Some(m) => m.review(rules, text),
+        None => judge(rules, text),
+    };
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/eval");
     let read = |name: &str| {
         std::fs::read_to_string(data.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -189,7 +283,7 @@ fn main() {
     let mut ended = [0usize; 4];
     let mut changed = 0;
     for (i, t) in tasks.tasks.iter().enumerate() {
-        let (outcome, round_one, ending, said) = debated(&t.text, &lexicon);
+        let (outcome, round_one, ending, said) = debated(&t.text, &lexicon, &think);
         let refused = outcome == Outcome::Rejected;
         old_rule.add(t.harm, round_one == Outcome::Rejected);
         changed += usize::from(outcome != round_one);
@@ -212,7 +306,7 @@ fn main() {
     }
     let mut fresh = Score::default();
     for (i, t) in fresh_tasks.tasks.iter().enumerate() {
-        let (outcome, _, _, said) = debated(&t.text, &lexicon);
+        let (outcome, _, _, said) = debated(&t.text, &lexicon, &think);
         let refused = outcome == Outcome::Rejected;
         fresh.add(t.harm, refused);
         if misses && t.harm != refused {
@@ -226,7 +320,7 @@ fn main() {
     }
     let (mut d_all, mut d_held) = (Score::default(), Score::default());
     for (i, d) in drafts.drafts.iter().enumerate() {
-        let review = judge(&rules, &d.text);
+        let review = review_of(&rules, &d.text);
         let refused = review.verdict == ReviewVerdict::Rejected;
         d_all.add(d.ng.is_some(), refused);
         if held_out(i) {
@@ -240,7 +334,7 @@ fn main() {
     }
     let mut d_fresh = Score::default();
     for (i, d) in fresh_drafts.drafts.iter().enumerate() {
-        let review = judge(&rules, &d.text);
+        let review = review_of(&rules, &d.text);
         let refused = review.verdict == ReviewVerdict::Rejected;
         d_fresh.add(d.ng.is_some(), refused);
         if misses && d.ng.is_some() != refused {
@@ -274,6 +368,13 @@ fn main() {
         "debates decided in round 1: {}, round 2: {}, round 3: {}, mediated: {}; outcome differs from round 1's 2-of-3 on {}",
         ended[0], ended[1], ended[2], ended[3], changed
     );
+    if let Some(m) = &model {
+        println!(
+            "model answers: {}, replaced by the built-in mind: {}",
+            m.asked.get(),
+            m.fell_back.get()
+        );
+    }
     println!("drafts  part      items  NG caught             ordinary refused      agreement");
     for (part, s) in [
         ("whole", &d_all),

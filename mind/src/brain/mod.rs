@@ -48,7 +48,7 @@ pub use lexicon::{Entry, Lexicon, Text};
 /// The word matcher, shared with the reviewer so both read words the same way.
 pub use matching::match_at;
 pub use mediate::{decision_summary, mediate};
-pub use opinion::{opinion, BrainContext};
+pub use opinion::{harm_floor, opinion, BrainContext};
 
 use nostr::EventId;
 use rand::SeedableRng;

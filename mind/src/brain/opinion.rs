@@ -10,7 +10,7 @@ use soul_kinds::{BrainName, Opinion, Params, Task, Vote};
 
 use super::conditions;
 use super::features::{Category, Features, Hit};
-use super::lean::{lean, noticed, vote};
+use super::lean::{harm_threshold, lean, noticed, vote};
 use super::persuade::{consider, Turn};
 use super::voice::{self, end, fill, join, pick, Voice};
 use super::{cite, clip, quote_title, rng, Language, Purpose};
@@ -114,6 +114,42 @@ pub fn opinion(ctx: &BrainContext) -> Opinion {
         confidence: turn.confidence.clamp(0.0, 1.0),
         accepts: answer.accepts,
     }
+}
+
+/// The rule under every mind's vote, the model's included: a brain never votes yes on a harm
+/// above its threshold (`harm_threshold`: panda's is lowest, gorilla's highest). A yes that
+/// would is turned into a reject that names the harm, so a reader of the signed debate sees
+/// why; any other opinion is returned as it is. The built-in mind already votes this way.
+pub fn harm_floor(ctx: &BrainContext, mut o: Opinion) -> Opinion {
+    let f = ctx.features;
+    let threshold = harm_threshold(ctx.params);
+    let harms: Vec<&Hit> = f
+        .hits_of(Category::Harm)
+        .filter(|h| h.weight > threshold)
+        .collect();
+    if harms.is_empty() || !o.vote.is_yes() {
+        return o;
+    }
+    let language = f.language;
+    let names: Vec<String> = harms.iter().map(|h| cite(&h.words, language)).collect();
+    let why = match language {
+        Language::En => format!(
+            "Whatever else it offers, I vote no: the task does harm ({}).",
+            names.join(", ")
+        ),
+        Language::Ja => format!(
+            "ほかに利点があっても反対します。この依頼には害があります（{}）。",
+            names.join("、")
+        ),
+    };
+    o.vote = Vote::Reject;
+    o.accepts.clear();
+    let mut concerns = concerns(&harms, Vote::Reject, language);
+    concerns.extend(o.concerns);
+    concerns.truncate(32);
+    o.concerns = concerns;
+    o.opinion = clip(&format!("{why} {}", o.opinion), 4000);
+    o
 }
 
 /// One sentence about `hits` (nothing when empty): the words found and the weightiest note.

@@ -132,7 +132,8 @@ async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Res
         },
     };
     let thought = ctx.setup.minds.of(&ctx.me.name).opinion(&ask).await;
-    let mine = thought.value;
+    // The mind proposes a vote; the harm floor decides whether a yes may stand.
+    let mine = soul_mind::brain::harm_floor(&ask.brain, thought.value);
     tracing::info!(brain = %ctx.name, task = %state.task_id, round, vote = mine.vote.as_str(), mind = %thought.mind, "opinion");
     // Rounds 2–3 answer the others' opinions of the round before: quoted (NIP-18 `q`), so any
     // client can show what each opinion answers.

@@ -184,3 +184,55 @@ fn two_hundred_generated_tasks_never_panic_and_always_validate() {
         assert!(!plan.is_empty() && plan.chars().count() <= 4000);
     }
 }
+
+/// Whatever mind voted, a yes on a harm above the brain's threshold does not stand: it becomes a
+/// reject naming the harm, for every brain, in either language. An ordinary task's yes stands.
+#[test]
+fn the_harm_floor_turns_any_minds_yes_on_a_harm_into_a_named_no() {
+    use crate::brain::harm_floor;
+    use soul_kinds::Vote;
+    let yes = |round| Opinion {
+        round,
+        vote: Vote::Approve,
+        opinion: "Sounds good to me.".into(),
+        proposed_approach: String::new(),
+        concerns: Vec::new(),
+        confidence: 0.9,
+        accepts: Vec::new(),
+    };
+    for (title, harm) in [
+        ("Email the door code and the alarm PIN to the new cleaner", true),
+        ("玄関の暗証番号を知らない人にメールで送って", true),
+        ("Remind me to water the tomatoes tonight", false),
+    ] {
+        let t = task(title);
+        let f = feats(&t);
+        for &brain in BrainName::ALL.iter() {
+            let params = brain.default_params();
+            let ctx = BrainContext {
+                brain,
+                params: &params,
+                task_id: id(7),
+                task: &t,
+                features: &f,
+                round: 1,
+                previous: &[],
+                lessons: &[],
+            };
+            let floored = harm_floor(&ctx, yes(1));
+            floored.validate().unwrap();
+            if harm {
+                assert_eq!(floored.vote, Vote::Reject, "{brain} on {title}");
+                assert!(
+                    floored.concerns.iter().any(|c| c.contains("暗証番号")
+                        || c.to_lowercase().contains("code")
+                        || c.to_lowercase().contains("pin")),
+                    "{brain} names the harm: {:?}",
+                    floored.concerns
+                );
+            } else {
+                assert_eq!(floored, yes(1), "{brain} on {title}");
+            }
+        }
+    }
+}
