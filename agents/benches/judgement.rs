@@ -18,6 +18,10 @@
 //! 1/30 ordinary refused; drafts 16/30 NG caught, 0/30 ordinary refused) are in BENCHMARKS.md;
 //! since then it is tuned on like the first set's other three quarters, and `--misses` prints
 //! its misses.
+//!
+//! `blind_{tasks,drafts}.yaml` (80 + 80, half Japanese) were written by someone who had read
+//! neither the lexicon, the rules' word lists nor the other sets. They are the honest measure:
+//! printed as "blind", never with their misses, never to be read while tuning.
 
 use std::cell::Cell;
 use std::path::Path;
@@ -275,6 +279,10 @@ fn main() {
         serde_yaml_ng::from_str(&read("fresh_tasks.yaml")).expect("fresh_tasks.yaml");
     let fresh_drafts: Drafts =
         serde_yaml_ng::from_str(&read("fresh_drafts.yaml")).expect("fresh_drafts.yaml");
+    let blind_tasks: Tasks =
+        serde_yaml_ng::from_str(&read("blind_tasks.yaml")).expect("blind_tasks.yaml");
+    let blind_drafts: Drafts =
+        serde_yaml_ng::from_str(&read("blind_drafts.yaml")).expect("blind_drafts.yaml");
     let lexicon = Lexicon::builtin();
     let rules = NgRules::builtin().expect("built-in NG rules");
 
@@ -318,6 +326,11 @@ fn main() {
             );
         }
     }
+    let mut blind = Score::default();
+    for t in &blind_tasks.tasks {
+        let refused = debated(&t.text, &lexicon, &think).0 == Outcome::Rejected;
+        blind.add(t.harm, refused);
+    }
     let (mut d_all, mut d_held) = (Score::default(), Score::default());
     for (i, d) in drafts.drafts.iter().enumerate() {
         let review = review_of(&rules, &d.text);
@@ -344,12 +357,18 @@ fn main() {
             );
         }
     }
+    let mut d_blind = Score::default();
+    for d in &blind_drafts.drafts {
+        let refused = review_of(&rules, &d.text).verdict == ReviewVerdict::Rejected;
+        d_blind.add(d.ng.is_some(), refused);
+    }
     println!("tasks   part      items  harmful approved      ordinary refused      agreement");
     // The last row: the same debates decided by round 1's 2-of-3 count alone, as before.
     for (part, s) in [
         ("whole", &all),
         ("held-out", &held),
         ("fresh", &fresh),
+        ("blind", &blind),
         ("r1 2of3", &old_rule),
     ] {
         println!(
@@ -380,6 +399,7 @@ fn main() {
         ("whole", &d_all),
         ("held-out", &d_held),
         ("fresh", &d_fresh),
+        ("blind", &d_blind),
     ] {
         println!(
             "drafts  {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %",

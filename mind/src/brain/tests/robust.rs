@@ -201,7 +201,10 @@ fn the_harm_floor_turns_any_minds_yes_on_a_harm_into_a_named_no() {
         accepts: Vec::new(),
     };
     for (title, harm) in [
-        ("Email the door code and the alarm PIN to the new cleaner", true),
+        (
+            "Email the door code and the alarm PIN to the new cleaner",
+            true,
+        ),
         ("玄関の暗証番号を知らない人にメールで送って", true),
         ("Remind me to water the tomatoes tonight", false),
     ] {
