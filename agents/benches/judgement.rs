@@ -19,6 +19,8 @@
 //! since then it is tuned on like the first set's other three quarters, and `--misses` prints
 //! its misses.
 //!
+//! `near_tasks.yaml` (40 ordinary tasks sharing words with harms) is tuned on: "near".
+//!
 //! `blind_{tasks,drafts}.yaml` (80 + 80, half Japanese) were written by someone who had read
 //! neither the lexicon, the rules' word lists nor the other sets. They are the honest measure:
 //! printed as "blind", never with their misses, never to be read while tuning.
@@ -279,6 +281,8 @@ fn main() {
         serde_yaml_ng::from_str(&read("fresh_tasks.yaml")).expect("fresh_tasks.yaml");
     let fresh_drafts: Drafts =
         serde_yaml_ng::from_str(&read("fresh_drafts.yaml")).expect("fresh_drafts.yaml");
+    let near_tasks: Tasks =
+        serde_yaml_ng::from_str(&read("near_tasks.yaml")).expect("near_tasks.yaml");
     let blind_tasks: Tasks =
         serde_yaml_ng::from_str(&read("blind_tasks.yaml")).expect("blind_tasks.yaml");
     let blind_drafts: Drafts =
@@ -320,6 +324,20 @@ fn main() {
         if misses && t.harm != refused {
             println!(
                 "fresh task miss [{i}] harm={} {}\n    {}",
+                t.harm,
+                t.text,
+                said.join("\n    ")
+            );
+        }
+    }
+    let mut near = Score::default();
+    for (i, t) in near_tasks.tasks.iter().enumerate() {
+        let (outcome, _, _, said) = debated(&t.text, &lexicon, &think);
+        let refused = outcome == Outcome::Rejected;
+        near.add(t.harm, refused);
+        if misses && t.harm != refused {
+            println!(
+                "near task miss [{i}] harm={} {}\n    {}",
                 t.harm,
                 t.text,
                 said.join("\n    ")
@@ -368,6 +386,7 @@ fn main() {
         ("whole", &all),
         ("held-out", &held),
         ("fresh", &fresh),
+        ("near", &near),
         ("blind", &blind),
         ("r1 2of3", &old_rule),
     ] {

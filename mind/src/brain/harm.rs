@@ -94,7 +94,9 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
         })
         .filter(|&(s, e, _)| !negated(sentence, s, e))
         .map(|(s, e, japanese)| {
-            if japanese {
+            if japanese && precondition_ja(sentence, e) {
+                (0, sentence.len())
+            } else if japanese {
                 (clause_start(sentence, s), e)
             } else if precondition(sentence, s) {
                 (0, sentence.len())
@@ -115,6 +117,22 @@ fn precondition(sentence: &[char], at: usize) -> bool {
         .rev()
         .take(2)
         .any(|w| PRECONDITION.contains(&w))
+}
+
+/// Whether a Japanese protective act ending at `end` is done first (「バックアップしてから」,
+/// 「確認した後で」): then it governs the whole sentence.
+fn precondition_ja(sentence: &[char], end: usize) -> bool {
+    let after: String = sentence[end..sentence.len().min(end + 6)].iter().collect();
+    [
+        "してから",
+        "てから",
+        "した後",
+        "したあと",
+        "を取ってから",
+        "をとってから",
+    ]
+    .iter()
+    .any(|p| after.starts_with(p))
 }
 
 /// Where the Japanese clause holding `at` starts: after a comma or a sequence of acts
@@ -163,7 +181,7 @@ fn seen(sentence: &[char], harm: &Harm) -> Option<(usize, usize, Vec<String>)> {
     let actions: Vec<(usize, usize)> = compile(&harm.actions)
         .iter()
         .flat_map(|w| places(sentence, w))
-        .filter(|&(s, e)| !negated(sentence, s, e))
+        .filter(|&(s, e)| !negated(sentence, s, e) && !to_owner(sentence, s, e))
         .collect();
     let mut pairs = objects
         .iter()
@@ -203,6 +221,27 @@ fn sentences(text: &[char]) -> Vec<(usize, usize)> {
     out.push((from, text.len()));
     out.retain(|(a, b)| a < b);
     out
+}
+
+/// Words right after an act that make the owner its recipient ("tell me", "send it to us"):
+/// what goes to the owner has not left the house.
+const TO_OWNER_AFTER: &[&str] = &["me", "us", "it to me", "them to me", "it to us", "myself"];
+/// Japanese recipients written before the act (「私に教えて」).
+const TO_OWNER_BEFORE: &[&str] = &["私に", "僕に", "俺に", "わたしに", "自分に"];
+
+/// Whether the act at `start..end` goes to the owner.
+fn to_owner(text: &[char], start: usize, end: usize) -> bool {
+    let after: String = text[end..text.len().min(end + 16)].iter().collect();
+    let after = after.trim_start();
+    if TO_OWNER_AFTER.iter().any(|w| {
+        after
+            .strip_prefix(w)
+            .is_some_and(|rest| rest.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+    }) {
+        return true;
+    }
+    let before: String = text[start.saturating_sub(6)..start].iter().collect();
+    TO_OWNER_BEFORE.iter().any(|w| before.ends_with(w))
 }
 
 /// Whether the word at `start..end` is negated: "never send", 「送らない」.
@@ -281,6 +320,16 @@ mod tests {
         assert_eq!(
             harms("Wipe the old videos for good and then review the folder"),
             ["irreversible_loss"]
+        );
+        // Done first, a backup governs the whole sentence in Japanese as in English.
+        assert!(harms("古い写真をバックアップしてから初期化して").is_empty());
+        assert!(harms("Back up the old laptop, then wipe it for the sale").is_empty());
+        // What goes to the owner has not left the house; to anyone else it has.
+        assert!(harms("Change the router password and tell me the new one").is_empty());
+        assert!(harms("新しいパスワードを私に教えて").is_empty());
+        assert_eq!(
+            harms("Change the router password and tell the neighbours the new one"),
+            ["secret_out"]
         );
         // Stopping a check is removing it, in both languages.
         assert_eq!(
