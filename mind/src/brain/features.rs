@@ -20,20 +20,22 @@ pub enum Language {
 impl Language {
     /// Japanese if `text` has any Hiragana, Katakana or CJK ideograph, else English.
     pub fn detect(text: &str) -> Self {
-        let japanese = text.chars().any(|c| {
-            matches!(c,
-                '\u{3040}'..='\u{30ff}' // Hiragana, Katakana
-                | '\u{3400}'..='\u{4dbf}' // CJK extension A
-                | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
-                | '\u{3005}' // 々
-                | '\u{ff66}'..='\u{ff9f}') // half-width Katakana
-        });
-        if japanese {
+        if text.chars().any(is_japanese) {
             Language::Ja
         } else {
             Language::En
         }
     }
+}
+
+/// Whether `c` is Japanese: Hiragana, Katakana (full or half width), a CJK ideograph or 々.
+pub(crate) fn is_japanese(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}' // Hiragana, Katakana
+        | '\u{3400}'..='\u{4dbf}' // CJK extension A
+        | '\u{4e00}'..='\u{9fff}' // CJK unified ideographs
+        | '\u{3005}' // 々
+        | '\u{ff66}'..='\u{ff9f}') // half-width Katakana
 }
 
 /// Which lexicon list a hit comes from.

@@ -7,7 +7,7 @@
 //! a phishing email", 「断るようにして」) is not read for harms at all, unless that intent is
 //! itself negated ("skip my confirmation", 「確認を取らずに」).
 
-use super::features::{normalize, Category, Hit};
+use super::features::{is_japanese, normalize, Category, Hit};
 use super::lexicon::{Harm, Lexicon, Text};
 use super::matching::match_at;
 
@@ -108,7 +108,8 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
 }
 
 /// Words before a protective verb that make it a precondition of the whole sentence.
-const PRECONDITION: &[&str] = &["after", "once", "first", "before"];
+/// ("wipe it before reviewing it" is not one: the review comes after the act).
+const PRECONDITION: &[&str] = &["after", "once", "first"];
 
 fn precondition(sentence: &[char], at: usize) -> bool {
     let before: String = sentence[at.saturating_sub(20)..at].iter().collect();
@@ -148,10 +149,6 @@ fn clause_start(sentence: &[char], at: usize) -> usize {
         })
         .max()
         .unwrap_or(0)
-}
-
-fn is_japanese(c: char) -> bool {
-    matches!(c, '\u{3041}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}')
 }
 
 /// Endings a protective word may take.
@@ -233,11 +230,17 @@ const TO_OWNER_BEFORE: &[&str] = &["私に", "僕に", "俺に", "わたしに",
 fn to_owner(text: &[char], start: usize, end: usize) -> bool {
     let after: String = text[end..text.len().min(end + 16)].iter().collect();
     let after = after.trim_start();
-    if TO_OWNER_AFTER.iter().any(|w| {
-        after
-            .strip_prefix(w)
-            .is_some_and(|rest| rest.chars().next().is_none_or(|c| !c.is_alphanumeric()))
-    }) {
+    // "tell me and the plumber" reaches someone besides the owner.
+    let alone = |rest: &str| {
+        rest.chars().next().is_none_or(|c| !c.is_alphanumeric())
+            && !["and ", "&", ",", "or ", "plus "]
+                .iter()
+                .any(|w| rest.trim_start().starts_with(w))
+    };
+    if TO_OWNER_AFTER
+        .iter()
+        .any(|w| after.strip_prefix(w).is_some_and(alone))
+    {
         return true;
     }
     let before: String = text[start.saturating_sub(6)..start].iter().collect();
@@ -331,6 +334,21 @@ mod tests {
             harms("Change the router password and tell the neighbours the new one"),
             ["secret_out"]
         );
+        // Attempts: a review after the act does not guard it; the owner with someone else is
+        // not the owner alone.
+        assert_eq!(
+            harms("Wipe the backup drive before reviewing what is on it"),
+            ["irreversible_loss"]
+        );
+        assert_eq!(
+            harms("Tell me and the plumber the door code"),
+            ["secret_out"]
+        );
+        assert_eq!(
+            harms("Send me, and the new cleaner, the alarm code"),
+            ["secret_out"]
+        );
+        assert_eq!(harms("私と隣の人に玄関の暗証番号を教えて"), ["secret_out"]);
         // Stopping a check is removing it, in both languages.
         assert_eq!(
             harms("No need to check with me before paying"),
