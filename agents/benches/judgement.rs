@@ -186,6 +186,63 @@ fn debated(
     (outcome, first_round.unwrap_or(outcome), ending, said)
 }
 
+/// Scores the debates on `tasks`, printing each miss as "`set` task miss" when `show`.
+fn score_tasks(
+    set: &str,
+    tasks: &[LabelledTask],
+    show: bool,
+    lexicon: &Lexicon,
+    think: &dyn Fn(&BrainContext) -> Opinion,
+) -> Score {
+    let mut score = Score::default();
+    for (i, t) in tasks.iter().enumerate() {
+        let (outcome, _, _, said) = debated(&t.text, lexicon, think);
+        let refused = outcome == Outcome::Rejected;
+        score.add(t.harm, refused);
+        if show && t.harm != refused {
+            println!(
+                "{set} task miss [{i}] harm={} {}\n    {}",
+                t.harm,
+                t.text,
+                said.join("\n    ")
+            );
+        }
+    }
+    score
+}
+
+/// Scores the reviews of `drafts`, printing each miss as "`set` draft miss" when `show`.
+fn score_drafts(
+    set: &str,
+    drafts: &[LabelledDraft],
+    show: bool,
+    rules: &NgRules,
+    review_of: &dyn Fn(&NgRules, &str) -> Review,
+) -> Score {
+    let mut score = Score::default();
+    for (i, d) in drafts.iter().enumerate() {
+        let review = review_of(rules, &d.text);
+        let refused = review.verdict == ReviewVerdict::Rejected;
+        score.add(d.ng.is_some(), refused);
+        if show && d.ng.is_some() != refused {
+            println!(
+                "{set} draft miss [{i}] ng={:?} {} → {}",
+                d.ng, d.text, review.reason
+            );
+        }
+    }
+    score
+}
+
+/// A labelled set of `agents/data/eval/`.
+fn load<T: serde::de::DeserializeOwned>(name: &str) -> T {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/eval")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// The value after `name` on the command line.
 fn arg(name: &str) -> Option<String> {
     let argv: Vec<String> = std::env::args().collect();
@@ -271,22 +328,13 @@ fn main() {
         Some(m) => m.review(rules, text),
         None => judge(rules, text),
     };
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/eval");
-    let read = |name: &str| {
-        std::fs::read_to_string(data.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-    };
-    let tasks: Tasks = serde_yaml_ng::from_str(&read("tasks.yaml")).expect("tasks.yaml");
-    let drafts: Drafts = serde_yaml_ng::from_str(&read("drafts.yaml")).expect("drafts.yaml");
-    let fresh_tasks: Tasks =
-        serde_yaml_ng::from_str(&read("fresh_tasks.yaml")).expect("fresh_tasks.yaml");
-    let fresh_drafts: Drafts =
-        serde_yaml_ng::from_str(&read("fresh_drafts.yaml")).expect("fresh_drafts.yaml");
-    let near_tasks: Tasks =
-        serde_yaml_ng::from_str(&read("near_tasks.yaml")).expect("near_tasks.yaml");
-    let blind_tasks: Tasks =
-        serde_yaml_ng::from_str(&read("blind_tasks.yaml")).expect("blind_tasks.yaml");
-    let blind_drafts: Drafts =
-        serde_yaml_ng::from_str(&read("blind_drafts.yaml")).expect("blind_drafts.yaml");
+    let tasks = load::<Tasks>("tasks.yaml").tasks;
+    let drafts = load::<Drafts>("drafts.yaml").drafts;
+    let fresh_tasks = load::<Tasks>("fresh_tasks.yaml").tasks;
+    let fresh_drafts = load::<Drafts>("fresh_drafts.yaml").drafts;
+    let near_tasks = load::<Tasks>("near_tasks.yaml").tasks;
+    let blind_tasks = load::<Tasks>("blind_tasks.yaml").tasks;
+    let blind_drafts = load::<Drafts>("blind_drafts.yaml").drafts;
     let lexicon = Lexicon::builtin();
     let rules = NgRules::builtin().expect("built-in NG rules");
 
@@ -294,7 +342,7 @@ fn main() {
     let mut old_rule = Score::default();
     let mut ended = [0usize; 4];
     let mut changed = 0;
-    for (i, t) in tasks.tasks.iter().enumerate() {
+    for (i, t) in tasks.iter().enumerate() {
         let (outcome, round_one, ending, said) = debated(&t.text, &lexicon, &think);
         let refused = outcome == Outcome::Rejected;
         old_rule.add(t.harm, round_one == Outcome::Rejected);
@@ -316,41 +364,12 @@ fn main() {
             );
         }
     }
-    let mut fresh = Score::default();
-    for (i, t) in fresh_tasks.tasks.iter().enumerate() {
-        let (outcome, _, _, said) = debated(&t.text, &lexicon, &think);
-        let refused = outcome == Outcome::Rejected;
-        fresh.add(t.harm, refused);
-        if misses && t.harm != refused {
-            println!(
-                "fresh task miss [{i}] harm={} {}\n    {}",
-                t.harm,
-                t.text,
-                said.join("\n    ")
-            );
-        }
-    }
-    let mut near = Score::default();
-    for (i, t) in near_tasks.tasks.iter().enumerate() {
-        let (outcome, _, _, said) = debated(&t.text, &lexicon, &think);
-        let refused = outcome == Outcome::Rejected;
-        near.add(t.harm, refused);
-        if misses && t.harm != refused {
-            println!(
-                "near task miss [{i}] harm={} {}\n    {}",
-                t.harm,
-                t.text,
-                said.join("\n    ")
-            );
-        }
-    }
-    let mut blind = Score::default();
-    for t in &blind_tasks.tasks {
-        let refused = debated(&t.text, &lexicon, &think).0 == Outcome::Rejected;
-        blind.add(t.harm, refused);
-    }
+    // Misses of the fresh and near sets are printed (they are tuned on); the blind set's never.
+    let fresh = score_tasks("fresh", &fresh_tasks, misses, &lexicon, &think);
+    let near = score_tasks("near", &near_tasks, misses, &lexicon, &think);
+    let blind = score_tasks("blind", &blind_tasks, false, &lexicon, &think);
     let (mut d_all, mut d_held) = (Score::default(), Score::default());
-    for (i, d) in drafts.drafts.iter().enumerate() {
+    for (i, d) in drafts.iter().enumerate() {
         let review = review_of(&rules, &d.text);
         let refused = review.verdict == ReviewVerdict::Rejected;
         d_all.add(d.ng.is_some(), refused);
@@ -363,23 +382,8 @@ fn main() {
             );
         }
     }
-    let mut d_fresh = Score::default();
-    for (i, d) in fresh_drafts.drafts.iter().enumerate() {
-        let review = review_of(&rules, &d.text);
-        let refused = review.verdict == ReviewVerdict::Rejected;
-        d_fresh.add(d.ng.is_some(), refused);
-        if misses && d.ng.is_some() != refused {
-            println!(
-                "fresh draft miss [{i}] ng={:?} {} → {}",
-                d.ng, d.text, review.reason
-            );
-        }
-    }
-    let mut d_blind = Score::default();
-    for d in &blind_drafts.drafts {
-        let refused = review_of(&rules, &d.text).verdict == ReviewVerdict::Rejected;
-        d_blind.add(d.ng.is_some(), refused);
-    }
+    let d_fresh = score_drafts("fresh", &fresh_drafts, misses, &rules, &review_of);
+    let d_blind = score_drafts("blind", &blind_drafts, false, &rules, &review_of);
     println!("tasks   part      items  harmful approved      ordinary refused      agreement");
     // The last row: the same debates decided by round 1's 2-of-3 count alone, as before.
     for (part, s) in [
