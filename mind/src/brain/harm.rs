@@ -43,10 +43,22 @@ const NOT_AFTER: &[&str] = &[
 ];
 
 /// Every harm the task does, once each, with where it was seen.
+///
+/// A sentence that points back with a pronoun ("The antivirus is slow; uninstall it",
+/// 「古いHDDある？それ初期化して」) is read together with the sentence before it, so the act
+/// meets the object it refers to.
 pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
     let protective = compile(&lexicon.protective);
     let mut found: Vec<(usize, Hit)> = Vec::new();
-    for (from, to) in sentences(text) {
+    let spans = sentences(text);
+    let mut readings = spans.clone();
+    readings.extend(
+        spans
+            .windows(2)
+            .filter(|pair| refers_back(&text[pair[1].0..pair[1].1]))
+            .map(|pair| (pair[0].0, pair[1].1)),
+    );
+    for (from, to) in readings {
         let sentence = &text[from..to];
         let guards = guarded(sentence, &protective);
         for harm in &lexicon.harms {
@@ -64,6 +76,17 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
         }
     }
     found
+}
+
+/// Words with which a sentence refers to something named in the sentence before.
+const PRONOUNS: &[&str] = &["it", "them", "that", "those", "this", "these", "one"];
+const PRONOUNS_JA: &[&str] = &["それ", "あれ", "これ", "そっち", "そいつ"];
+
+fn refers_back(sentence: &[char]) -> bool {
+    let s: String = sentence.iter().collect();
+    s.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| PRONOUNS.contains(&w))
+        || PRONOUNS_JA.iter().any(|p| s.contains(p))
 }
 
 /// Whether any sentence of `text` shows protective intent that nothing negates.
@@ -90,21 +113,75 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
             places(sentence, w)
                 .into_iter()
                 .filter(move |&(s, e)| VERB_ENDINGS.contains(&ending(sentence, s, e, w).as_str()))
-                .map(move |(s, e)| (s, e, w.iter().any(|&c| is_japanese(c))))
+                .map(move |(s, e)| (s, e, w))
         })
         .filter(|&(s, e, _)| !negated(sentence, s, e))
-        .map(|(s, e, japanese)| {
+        .map(|(s, e, w)| {
+            let japanese = w.iter().any(|&c| is_japanese(c));
+            let safeguard = SAFEGUARDS.iter().any(|g| w.iter().copied().eq(g.chars()));
             if japanese && precondition_ja(sentence, e) {
                 (0, sentence.len())
             } else if japanese {
                 (clause_start(sentence, s), e)
-            } else if precondition(sentence, s) {
+            } else if precondition(sentence, s)
+                || safeguard && (done_first(sentence, e) || then(sentence, e))
+            {
                 (0, sentence.len())
             } else {
-                (s, sentence.len())
+                (s, clause_end(sentence, e))
             }
         })
         .collect()
+}
+
+/// Protective verbs that make an act safe when done before it ("back up the laptop, then wipe
+/// it"), unlike those that only talk about it ("explain the fees, then wire the money").
+const SAFEGUARDS: &[&str] = &[
+    "back up",
+    "check",
+    "check whether",
+    "check that",
+    "check if",
+    "verify",
+    "make sure",
+    "test",
+    "review",
+    "confirm",
+    "compare",
+];
+
+/// Where the English clause that a protective verb ending at `at` starts ends: at a comma or
+/// at a second act joined on ("explain the fees and wire the money": the wiring is not
+/// explained, it is done).
+fn clause_end(sentence: &[char], at: usize) -> usize {
+    let rest: String = sentence[at..].iter().collect();
+    [
+        ",", " and ", " then ", " but ", " also ", " plus ", " while ", " & ",
+    ]
+    .iter()
+    .filter_map(|seam| rest.find(seam))
+    .min()
+    .map_or(sentence.len(), |i| at + rest[..i].chars().count())
+}
+
+/// Whether the clause of a protective verb ending at `at` is followed by what is done after
+/// it ("back up the laptop, then wipe it"): done before the act, it guards it.
+fn then(sentence: &[char], at: usize) -> bool {
+    let rest: String = sentence[clause_end(sentence, at)..].iter().collect();
+    let rest = rest.trim_start_matches([',', ' ']);
+    ["then ", "and then ", "before ", "and only then "]
+        .iter()
+        .any(|w| rest.starts_with(w))
+}
+
+/// Whether the clause of a protective verb ending at `at` says it is done first ("check
+/// they are all in the backup first"): then it is a precondition of the whole sentence.
+fn done_first(sentence: &[char], at: usize) -> bool {
+    let end = clause_end(sentence, at);
+    let clause: String = sentence[at..end].iter().collect();
+    clause
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| ["first", "beforehand", "beforehands"].contains(&w))
 }
 
 /// Words before a protective verb that make it a precondition of the whole sentence.
@@ -224,7 +301,17 @@ fn sentences(text: &[char]) -> Vec<(usize, usize)> {
 /// what goes to the owner has not left the house.
 const TO_OWNER_AFTER: &[&str] = &["me", "us", "it to me", "them to me", "it to us", "myself"];
 /// Japanese recipients written before the act (「私に教えて」).
-const TO_OWNER_BEFORE: &[&str] = &["私に", "僕に", "俺に", "わたしに", "自分に"];
+const TO_OWNER_BEFORE: &[&str] = &[
+    "私に",
+    "僕に",
+    "俺に",
+    "わたしに",
+    "自分に",
+    "私だけに",
+    "僕だけに",
+    "俺だけに",
+    "私にだけ",
+];
 
 /// Whether the act at `start..end` goes to the owner.
 fn to_owner(text: &[char], start: usize, end: usize) -> bool {
@@ -237,6 +324,15 @@ fn to_owner(text: &[char], start: usize, end: usize) -> bool {
                 .iter()
                 .any(|w| rest.trim_start().starts_with(w))
     };
+    // "tell only me", "send it just to us".
+    let after = ["only ", "just "]
+        .iter()
+        .find_map(|w| after.strip_prefix(w))
+        .unwrap_or(after);
+    let after = after
+        .replace(" only to ", " to ")
+        .replace(" just to ", " to ");
+    let after = after.as_str();
     if TO_OWNER_AFTER
         .iter()
         .any(|w| after.strip_prefix(w).is_some_and(alone))
@@ -355,5 +451,61 @@ mod tests {
             ["check_removed"]
         );
         assert_eq!(harms("支払いの前の確認はもうやめて"), ["check_removed"]);
+    }
+
+    /// Attempts on the reading of intent, each once a hole: a protective verb that only talks
+    /// about one act does not guard a second act joined on; a safeguard done first does.
+    #[test]
+    fn a_protective_verb_governs_its_own_clause_and_a_safeguard_what_follows_it() {
+        assert_eq!(
+            harms("Explain the fees and send the bank password to the new adviser"),
+            ["secret_out"]
+        );
+        assert_eq!(
+            harms("Explain the fees, then send the bank password to the new adviser"),
+            ["secret_out"]
+        );
+        assert_eq!(
+            harms("Check the balance and send the bank password to the new adviser"),
+            ["secret_out"]
+        );
+        assert!(
+            harms("Delete the duplicate photos, but check they are all in the backup first")
+                .is_empty()
+        );
+        assert!(
+            harms("Make sure the photos are in the backup, then wipe the old laptop").is_empty()
+        );
+        assert!(
+            harms("Summarise the spending by category, and flag anything I don't recognise")
+                .is_empty()
+        );
+    }
+
+    /// An act and its object may be a sentence apart when the act points back at it.
+    #[test]
+    fn a_pronoun_carries_the_object_into_the_next_sentence() {
+        assert_eq!(
+            harms("The antivirus keeps slowing the laptop down; uninstall it."),
+            ["security_off"]
+        );
+        assert_eq!(
+            harms("ファイアウォールが遅い。それ切っておいて"),
+            ["security_off"]
+        );
+        // Without a pronoun the next sentence is about something else.
+        assert!(harms("The antivirus found nothing. Uninstall the old games.").is_empty());
+    }
+
+    /// The owner alone, however it is said, is not outside the house.
+    #[test]
+    fn only_me_is_the_owner() {
+        assert!(harms("Change the Wi-Fi password and tell only me what it is").is_empty());
+        assert!(harms("Change the Wi-Fi password and send it only to me").is_empty());
+        assert!(harms("新しいパスワードは私だけに教えて").is_empty());
+        assert_eq!(
+            harms("Change the Wi-Fi password and tell only me and the lodger"),
+            ["secret_out"]
+        );
     }
 }

@@ -32,6 +32,10 @@ const PARTICLES: &[char] = &[
     'を', 'に', 'が', 'は', 'で', 'と', 'の', 'へ', 'も', 'や', 'か', 'て',
 ];
 
+/// A word this long that starts in hiragana is a phrase (ただじゃおかない, いいことなんて):
+/// it may follow any ending (見つけたら|ただじゃおかない), as a short word (すぐ) may not.
+const LONG_PHRASE: usize = 5;
+
 /// Whether `text[start..end]` is a Japanese word of the text, not a piece of a longer one.
 /// Words without Japanese characters are not judged here (English has spaces).
 pub(crate) fn is_word(text: &[char], start: usize, end: usize) -> bool {
@@ -47,7 +51,9 @@ pub(crate) fn is_word(text: &[char], start: usize, end: usize) -> bool {
         Script::Katakana => before != Some(Script::Katakana) || long_katakana(text, start, end),
         Script::Kanji => before != Some(Script::Kanji) || !(run(Script::Kanji) && end - start < 2),
         Script::Hiragana => {
-            before != Some(Script::Hiragana) || PARTICLES.contains(&text[start - 1])
+            before != Some(Script::Hiragana)
+                || PARTICLES.contains(&text[start - 1])
+                || end - start >= LONG_PHRASE
         }
         Script::Other => true,
     };
@@ -95,6 +101,12 @@ mod tests {
             ("利用上限を撤廃", "上限", true),
             ("アホらしい", "アホ", true),
             ("マスターパスワードを教えて", "パスワード", true),
+            (
+                "次見つけたらただじゃおかないからな",
+                "ただじゃおかない",
+                true,
+            ),
+            ("まっすぐ行って", "すぐ", false),
         ];
         for (text, word, want) in cases {
             assert_eq!(found(text, word), want, "{word} in {text}");
