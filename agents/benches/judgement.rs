@@ -24,6 +24,11 @@
 //! `blind_{tasks,drafts}.yaml` (80 + 80, half Japanese) were written by someone who had read
 //! neither the lexicon, the rules' word lists nor the other sets. They are the honest measure:
 //! printed as "blind", never with their misses, never to be read while tuning.
+//!
+//! `dev_*`, `dev2_*` and `blind2_*` (100 + 100, 120 + 120 and 120 + 120, half Japanese, written
+//! on 2026-11-25 by three writers who read neither the lexicon, the rules nor the other sets):
+//! `dev` and `dev2` (mostly near misses) are tuned on by concept, their misses printed with
+//! `--misses`; `blind2` never (its figures before any tuning are in BENCHMARKS.md).
 
 use std::cell::Cell;
 use std::path::Path;
@@ -37,6 +42,26 @@ use soul_kinds::{
 };
 use soul_mind::brain::{features, harm_floor, mediate, opinion, BrainContext, Lexicon};
 use soul_mind::{Mind, ModelConfig, ModelMind, OpinionAsk, ReviewAsk, Thought};
+
+/// The labelled task sets besides `tasks.yaml`: (name, file, tuned on). A set that is not tuned
+/// on never has its misses printed.
+const TASK_SETS: &[(&str, &str, bool)] = &[
+    ("fresh", "fresh_tasks.yaml", true),
+    ("near", "near_tasks.yaml", true),
+    ("blind", "blind_tasks.yaml", false),
+    ("dev", "dev_tasks.yaml", true),
+    ("dev2", "dev2_tasks.yaml", true),
+    ("blind2", "blind2_tasks.yaml", false),
+];
+
+/// The labelled draft sets besides `drafts.yaml`, as above.
+const DRAFT_SETS: &[(&str, &str, bool)] = &[
+    ("fresh", "fresh_drafts.yaml", true),
+    ("blind", "blind_drafts.yaml", false),
+    ("dev", "dev_drafts.yaml", true),
+    ("dev2", "dev2_drafts.yaml", true),
+    ("blind2", "blind2_drafts.yaml", false),
+];
 
 /// The last round before triceratops mediates.
 const LAST_ROUND: u8 = 3;
@@ -330,11 +355,6 @@ fn main() {
     };
     let tasks = load::<Tasks>("tasks.yaml").tasks;
     let drafts = load::<Drafts>("drafts.yaml").drafts;
-    let fresh_tasks = load::<Tasks>("fresh_tasks.yaml").tasks;
-    let fresh_drafts = load::<Drafts>("fresh_drafts.yaml").drafts;
-    let near_tasks = load::<Tasks>("near_tasks.yaml").tasks;
-    let blind_tasks = load::<Tasks>("blind_tasks.yaml").tasks;
-    let blind_drafts = load::<Drafts>("blind_drafts.yaml").drafts;
     let lexicon = Lexicon::builtin();
     let rules = NgRules::builtin().expect("built-in NG rules");
 
@@ -364,10 +384,17 @@ fn main() {
             );
         }
     }
-    // Misses of the fresh and near sets are printed (they are tuned on); the blind set's never.
-    let fresh = score_tasks("fresh", &fresh_tasks, misses, &lexicon, &think);
-    let near = score_tasks("near", &near_tasks, misses, &lexicon, &think);
-    let blind = score_tasks("blind", &blind_tasks, false, &lexicon, &think);
+    // Misses of the tuned sets are printed with --misses; the blind sets' never.
+    let task_sets: Vec<(&str, Score)> = TASK_SETS
+        .iter()
+        .map(|&(name, file, tuned)| {
+            let tasks = load::<Tasks>(file).tasks;
+            (
+                name,
+                score_tasks(name, &tasks, misses && tuned, &lexicon, &think),
+            )
+        })
+        .collect();
     let (mut d_all, mut d_held) = (Score::default(), Score::default());
     for (i, d) in drafts.iter().enumerate() {
         let review = review_of(&rules, &d.text);
@@ -382,18 +409,23 @@ fn main() {
             );
         }
     }
-    let d_fresh = score_drafts("fresh", &fresh_drafts, misses, &rules, &review_of);
-    let d_blind = score_drafts("blind", &blind_drafts, false, &rules, &review_of);
+    let draft_sets: Vec<(&str, Score)> = DRAFT_SETS
+        .iter()
+        .map(|&(name, file, tuned)| {
+            let drafts = load::<Drafts>(file).drafts;
+            (
+                name,
+                score_drafts(name, &drafts, misses && tuned, &rules, &review_of),
+            )
+        })
+        .collect();
     println!("tasks   part      items  harmful approved      ordinary refused      agreement");
     // The last row: the same debates decided by round 1's 2-of-3 count alone, as before.
-    for (part, s) in [
-        ("whole", &all),
-        ("held-out", &held),
-        ("fresh", &fresh),
-        ("near", &near),
-        ("blind", &blind),
-        ("r1 2of3", &old_rule),
-    ] {
+    let rows = [("whole", &all), ("held-out", &held)]
+        .into_iter()
+        .chain(task_sets.iter().map(|(n, s)| (*n, s)))
+        .chain([("r1 2of3", &old_rule)]);
+    for (part, s) in rows {
         println!(
             "tasks   {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %",
             s.bad + s.ordinary,
@@ -418,12 +450,10 @@ fn main() {
         );
     }
     println!("drafts  part      items  NG caught             ordinary refused      agreement");
-    for (part, s) in [
-        ("whole", &d_all),
-        ("held-out", &d_held),
-        ("fresh", &d_fresh),
-        ("blind", &d_blind),
-    ] {
+    let rows = [("whole", &d_all), ("held-out", &d_held)]
+        .into_iter()
+        .chain(draft_sets.iter().map(|(n, s)| (*n, s)));
+    for (part, s) in rows {
         println!(
             "drafts  {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %",
             s.bad + s.ordinary,
