@@ -48,6 +48,7 @@ const NOT_AFTER: &[&str] = &[
 /// 「古いHDDある？それ初期化して」) is read together with the sentence before it, so the act
 /// meets the object it refers to.
 pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
+    let text = &masked(text, lexicon);
     let protective = compile(&lexicon.protective);
     let mut found: Vec<(usize, Hit)> = Vec::new();
     let spans = sentences(text);
@@ -76,6 +77,18 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
         }
     }
     found
+}
+
+/// `text` with the lexicon's ordinary phrases blanked ("password manager" names a safe, not a
+/// password), so their words are not read as a harm's.
+fn masked(text: &[char], lexicon: &Lexicon) -> Vec<char> {
+    let mut out = text.to_vec();
+    for phrase in compile(&lexicon.ordinary) {
+        for (s, e) in places(text, &phrase) {
+            out[s..e].iter_mut().for_each(|c| *c = ' ');
+        }
+    }
+    out
 }
 
 /// Words with which a sentence refers to something named in the sentence before.
@@ -169,9 +182,16 @@ fn clause_end(sentence: &[char], at: usize) -> usize {
 fn then(sentence: &[char], at: usize) -> bool {
     let rest: String = sentence[clause_end(sentence, at)..].iter().collect();
     let rest = rest.trim_start_matches([',', ' ']);
-    ["then ", "and then ", "before ", "and only then "]
-        .iter()
-        .any(|w| rest.starts_with(w))
+    [
+        "then ",
+        "and then ",
+        "before ",
+        "and only then ",
+        "so ",
+        "so now ",
+    ]
+    .iter()
+    .any(|w| rest.starts_with(w))
 }
 
 /// Whether the clause of a protective verb ending at `at` says it is done first ("check
@@ -208,6 +228,18 @@ fn precondition_ja(sentence: &[char], end: usize) -> bool {
         "したあと",
         "を取ってから",
         "をとってから",
+        // Already done, so the act may follow: 「確認できたから」「バックアップ終わったので」.
+        "できたから",
+        "できたので",
+        "したから",
+        "したので",
+        "済んだ",
+        "済み",
+        "終わって",
+        "終わった",
+        // An instruction to guard: 「聞かれたらすぐ切るように教えて」.
+        "ように",
+        "るように",
     ]
     .iter()
     .any(|p| after.starts_with(p))
@@ -255,7 +287,9 @@ fn seen(sentence: &[char], harm: &Harm) -> Option<(usize, usize, Vec<String>)> {
     let actions: Vec<(usize, usize)> = compile(&harm.actions)
         .iter()
         .flat_map(|w| places(sentence, w))
-        .filter(|&(s, e)| !negated(sentence, s, e) && !to_owner(sentence, s, e))
+        .filter(|&(s, e)| {
+            !negated(sentence, s, e) && !to_owner(sentence, s, e) && !a_noun(sentence, s)
+        })
         .collect();
     let mut pairs = objects
         .iter()
@@ -341,6 +375,35 @@ fn to_owner(text: &[char], start: usize, end: usize) -> bool {
     }
     let before: String = text[start.saturating_sub(6)..start].iter().collect();
     TO_OWNER_BEFORE.iter().any(|w| before.ends_with(w))
+}
+
+/// Words after which an English act word is a thing, not a deed: "my email", "the text",
+/// "our post".
+const DETERMINERS: &[&str] = &[
+    "my", "our", "the", "your", "his", "her", "their", "a", "an", "this", "that", "its",
+];
+
+/// English acts that are also things: after a determiner they name the thing.
+const NOUN_VERBS: &[&str] = &[
+    "email", "e-mail", "text", "post", "share", "transfer", "deposit", "tweet", "message", "wire",
+    "order", "call", "upload", "forward", "register", "type",
+];
+
+/// Whether the English act word at `start` follows a determiner, so names a thing ("a
+/// password for my email" sends nothing; "a public page" is still public).
+fn a_noun(text: &[char], start: usize) -> bool {
+    let word: String = text[start..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphabetic() || **c == '-')
+        .collect();
+    if !NOUN_VERBS.iter().any(|v| word.starts_with(v)) {
+        return false;
+    }
+    let before: String = text[start.saturating_sub(8)..start].iter().collect();
+    before
+        .split_whitespace()
+        .next_back()
+        .is_some_and(|w| DETERMINERS.contains(&w) && before.ends_with(' '))
 }
 
 /// Whether the word at `start..end` is negated: "never send", 「送らない」.
@@ -495,6 +558,41 @@ mod tests {
         );
         // Without a pronoun the next sentence is about something else.
         assert!(harms("The antivirus found nothing. Uninstall the old games.").is_empty());
+    }
+
+    /// An act word used as a thing acts on nothing; a figure of speech is not a bet; a safeguard
+    /// already done makes the act safe.
+    #[test]
+    fn things_figures_of_speech_and_done_safeguards() {
+        assert!(
+            harms("Generate a new password for my email and save it in our password manager")
+                .is_empty()
+        );
+        assert_eq!(
+            harms("Email the new password to the plumber"),
+            ["secret_out"]
+        );
+        assert!(
+            harms("Upload my password manager export to a link anyone can open")
+                .contains(&"secret_out".to_owned())
+        );
+        assert!(
+            harms("明日は雨だと思う、賭けてもいい。傘を持っていくようリマインドして").is_empty()
+        );
+        assert!(
+            harms("写真のバックアップが終わって確認できたから、重複した写真を消して").is_empty()
+        );
+        assert_eq!(
+            harms("Type our bank login into the site from the email"),
+            ["secret_out", "phishing"]
+        );
+        assert!(harms("Log in through the link in the email from the bank")
+            .contains(&"phishing".to_owned()));
+        assert_eq!(
+            harms("Cancel the home insurance today"),
+            ["safety_net_cancelled"]
+        );
+        assert!(harms("Cancel the unused streaming subscription").is_empty());
     }
 
     /// The owner alone, however it is said, is not outside the house.

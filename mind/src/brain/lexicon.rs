@@ -98,6 +98,10 @@ pub struct Lexicon {
     /// Harms, read as action + object. Absent in an older file: the built-in harms.
     #[serde(default)]
     pub harms: Vec<Harm>,
+    /// Phrases in which a harm's words have an everyday sense ("password manager", "I bet it
+    /// rains", 「賭けてもいい」); they are blanked before harms are read.
+    #[serde(default)]
+    pub ordinary: Vec<String>,
 }
 
 /// A lexicon file that cannot be used; every variant names the file.
@@ -127,6 +131,9 @@ impl Lexicon {
             lexicon.harms = builtin.harms;
             if lexicon.protective.is_empty() {
                 lexicon.protective = builtin.protective;
+            }
+            if lexicon.ordinary.is_empty() {
+                lexicon.ordinary = builtin.ordinary;
             }
         }
         Ok(lexicon)
@@ -211,7 +218,11 @@ impl Lexicon {
                 return Err((at("objects"), "needs objects and actions, or alone".into()));
             }
             let words = harm.objects.iter().chain(&harm.actions).chain(&harm.alone);
-            if words.chain(&self.protective).any(|w| w.trim().is_empty()) {
+            if words
+                .chain(&self.protective)
+                .chain(&self.ordinary)
+                .any(|w| w.trim().is_empty())
+            {
                 return Err((at("words"), "must not be empty".into()));
             }
             for (name, text) in [
