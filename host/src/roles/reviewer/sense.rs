@@ -15,11 +15,18 @@ pub(crate) struct Sense {
     together: Vec<Vec<Vec<Vec<char>>>>,
     /// Phrases whose words are ordinary; they are blanked before anything is matched.
     ordinary: Vec<Vec<char>>,
+    /// Words that put a whole sentence outside the rule ("mystery", 「推理小説」: a crime in a
+    /// story is not a crime in town); such a sentence is blanked.
+    unless: Vec<Vec<char>>,
 }
 
 impl Sense {
     /// Compiles `together` and `ordinary` as written in the rules file.
-    pub(crate) fn new(together: &[Vec<Vec<String>>], ordinary: &[String]) -> Self {
+    pub(crate) fn new(
+        together: &[Vec<Vec<String>>],
+        ordinary: &[String],
+        unless: &[String],
+    ) -> Self {
         let form = |w: &String| normalize(w).chars().collect::<Vec<char>>();
         Self {
             together: together
@@ -32,18 +39,31 @@ impl Sense {
                 })
                 .collect(),
             ordinary: ordinary.iter().map(form).collect(),
+            unless: unless.iter().map(form).collect(),
         }
     }
 
-    /// `text` normalised, with every ordinary phrase blanked out: what the rules may read.
+    /// `text` normalised, with every ordinary phrase blanked out, and every sentence that a
+    /// word of `unless` puts outside the rule: what the rules may read.
     pub(crate) fn masked(&self, text: &str) -> Vec<char> {
         let mut chars: Vec<char> = normalize(text).chars().collect();
+        // Read before anything is blanked: an ordinary phrase may hold the context word.
+        let outside: Vec<(usize, usize)> = sentences(&chars)
+            .into_iter()
+            .filter(|&(from, to)| {
+                let sentence = &chars[from..to];
+                self.unless.iter().any(|w| Self::contains(sentence, w))
+            })
+            .collect();
         for phrase in &self.ordinary {
             for start in 0..chars.len() {
                 if let Some(end) = match_at(&chars, start, phrase) {
                     chars[start..end].iter_mut().for_each(|c| *c = ' ');
                 }
             }
+        }
+        for (from, to) in outside {
+            chars[from..to].iter_mut().for_each(|c| *c = ' ');
         }
         chars
     }
