@@ -5,15 +5,16 @@
 //! brain's latest `approve_with_modification` and either takes its conditions up (naming that
 //! brain in `accepts` and quoting the conditions in its approach; its vote stays its own, so a
 //! plain `approve` adds no conditions for the others to take up in turn) or holds, saying why
-//! in its own terms. A brain keeps conditions it took up before; otherwise it takes
+//! in its own terms. A brain keeps conditions it took up before, takes up conditions that rest
+//! only on concerns it raises itself (they ask nothing new of it); otherwise it takes
 //! them up with probability `0.35 + 0.35 × flexibility + 0.3 × safety` (0.15 more in round 3,
 //! when the alternative is mediation), drawn from its own seeded stream.
 
 use rand::Rng;
 use soul_kinds::{BrainName, Opinion, Vote};
 
-use super::lean::clamp_params;
-use super::opinion::BrainContext;
+use super::lean::{clamp_params, noticed};
+use super::opinion::{concerns, BrainContext};
 use super::persuade::latest_of_others;
 use super::voice;
 use super::{clip, rng, Language, Purpose};
@@ -45,9 +46,13 @@ pub(crate) fn answer(ctx: &BrainContext, vote: Vote) -> Answer {
         chance += 0.15;
     }
     let mut draws = rng(ctx.task_id, ctx.brain, ctx.round, Purpose::Conditions);
+    // Conditions that rest only on concerns this brain raises itself ask nothing new of it.
+    let mine = concerns(&noticed(ctx.params, ctx.features), vote, language);
     for (other, theirs) in latest_conditions(ctx.brain, ctx.previous) {
         let draw: f64 = draws.random();
-        let before = took_up_before(ctx.brain, other, ctx.previous);
+        let shared =
+            !theirs.concerns.is_empty() && theirs.concerns.iter().all(|c| mine.contains(c));
+        let before = took_up_before(ctx.brain, other, ctx.previous) || shared;
         let conditions = conditions_of(theirs);
         let who = voice::name(other, language);
         if before || draw < chance {

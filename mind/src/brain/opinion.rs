@@ -198,7 +198,7 @@ fn relevant_lesson<'l>(lessons: &'l [String], f: &Features) -> Option<&'l String
 }
 
 /// One specific concern per noticed risk or time pressure: the word and why it matters.
-fn concerns(noticed: &[&Hit], vote: Vote, language: Language) -> Vec<String> {
+pub(crate) fn concerns(noticed: &[&Hit], vote: Vote, language: Language) -> Vec<String> {
     if vote == Vote::Approve {
         // An unconditional yes has, by definition, nothing it insists on.
         return Vec::new();

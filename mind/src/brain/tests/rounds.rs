@@ -282,3 +282,43 @@ fn a_stiff_brain_sometimes_holds_and_says_why_but_keeps_what_it_took_up() {
     // At 0.35 a draw, both happen; neither is everything.
     assert!(took > 20 && held > 20, "took {took}, held {held}");
 }
+
+/// Conditions that rest only on concerns a brain raises itself ask nothing new of it: even a
+/// stiff brain takes them up, so two yes votes with the same concerns agree without mediation.
+#[test]
+fn a_stiff_brain_takes_up_conditions_it_already_holds() {
+    let params = Params {
+        consensus_flexibility: 0.0,
+        safety_weight: 0.0,
+        ..BrainName::Gorilla.default_params()
+    };
+    let t = task(MIXED);
+    let f = feats(&t);
+    let mut checked = 0;
+    for n in 0..40 {
+        let ctx = |round, previous| BrainContext {
+            brain: BrainName::Gorilla,
+            params: &params,
+            task_id: id(n),
+            task: &t,
+            features: &f,
+            round,
+            previous,
+            lessons: &[],
+        };
+        let mine = opinion(&ctx(1, &[]));
+        if mine.concerns.is_empty() {
+            continue;
+        }
+        let mut panda = mine.clone();
+        panda.vote = Vote::ApproveWithModification;
+        panda.proposed_approach = "Keep a rollback ready".to_owned();
+        let previous = vec![(BrainName::Gorilla, mine), (BrainName::Panda, panda)];
+        let o = opinion(&ctx(2, &previous));
+        if o.vote == Vote::ApproveWithModification {
+            checked += 1;
+            assert_eq!(o.accepts, vec![BrainName::Panda], "id {n}: {}", o.opinion);
+        }
+    }
+    assert!(checked > 10, "only {checked} of 40 rounds to check");
+}
