@@ -344,20 +344,6 @@ impl Child {
     }
 }
 
-impl Child {
-    /// Bytes the relay has sent toward the disk so far (`write_bytes` of `/proc/<pid>/io`: the
-    /// store's pages; LMDB rewrites a whole 4 KiB page for every record it changes).
-    fn write_bytes(&self) -> f64 {
-        std::fs::read_to_string(format!("/proc/{}/io", self.process.id()))
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find_map(|l| l.strip_prefix("write_bytes:")?.trim().parse().ok())
-            })
-            .unwrap_or(0.0)
-    }
-}
-
 /// User + system CPU seconds from a `/proc/…/stat` file (a process's or one thread's).
 fn stat_cpu_secs(path: &str) -> Option<f64> {
     let stat = std::fs::read_to_string(path).ok()?;
@@ -419,13 +405,12 @@ async fn main() {
             let relay = Child::spawn(which, dir.path());
             let frames = as_frames(&events);
             let (cpu_before, writer_before) = (relay.cpu_secs(), relay.writer_cpu_secs());
-            let (client_before, written_before) = (own_cpu_secs(), relay.write_bytes());
+            let client_before = own_cpu_secs();
             let (rate, ok) = ingest(&relay.url, frames, a.connections, a.window).await;
             let cpu_per_50k = (relay.cpu_secs() - cpu_before) * 50_000.0 / ok as f64;
             let us = |secs: f64| secs * 1e6 / ok as f64;
             let writer_us = us(relay.writer_cpu_secs() - writer_before);
             let client_us = us(own_cpu_secs() - client_before);
-            let kib = (relay.write_bytes() - written_before) / 1024.0 / ok as f64;
             assert_eq!(
                 ok,
                 a.events - a.events % a.connections,
@@ -435,12 +420,12 @@ async fn main() {
             eprintln!(
                 "{which:?} run {run}: {rate:.0} events/s, relay CPU {cpu_per_50k:.2} s per 50k events \
                  ({relay_us:.1} µs/event: workers {:.1}, store writer {writer_us:.1}; \
-                 this client {client_us:.1} µs/event; {kib:.1} KiB written per event)",
+                 this client {client_us:.1} µs/event)",
                 relay_us - writer_us
             );
             rates.push(rate);
             cpu.push(cpu_per_50k);
-            split.push((relay_us - writer_us, writer_us, client_us, kib));
+            split.push((relay_us - writer_us, writer_us, client_us));
         }
         // Query latency and rate on a store of `a.store` events.
         let dir = tempfile::tempdir().unwrap();
@@ -472,7 +457,6 @@ async fn main() {
             workers_us: split.iter().map(|s| s.0).collect(),
             writer_us: split.iter().map(|s| s.1).collect(),
             client_us: split.iter().map(|s| s.2).collect(),
-            kib: split.iter().map(|s| s.3).collect(),
             qclient,
         });
     }
@@ -496,7 +480,6 @@ async fn main() {
             "  client CPU µs / event    {}",
             summary(&mut r.client_us, 1)
         );
-        println!("  store KiB written/event  {}", summary(&mut r.kib, 1));
         println!(
             "  REQ->EOSE one at a time  p50 {:.2} ms  p99 {:.2} ms",
             r.p50.as_secs_f64() * 1e3,
@@ -528,6 +511,5 @@ struct Row {
     workers_us: Vec<f64>,
     writer_us: Vec<f64>,
     client_us: Vec<f64>,
-    kib: Vec<f64>,
     qclient: Vec<f64>,
 }
