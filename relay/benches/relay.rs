@@ -325,13 +325,38 @@ impl Child {
 
     /// User + system CPU seconds the relay process has used so far.
     fn cpu_secs(&self) -> f64 {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.process.id())).unwrap();
-        // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-        let rest = &stat[stat.rfind(')').unwrap() + 2..];
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
-        ticks / clock_ticks_per_sec()
+        stat_cpu_secs(&format!("/proc/{}/stat", self.process.id())).unwrap()
     }
+
+    /// CPU seconds so far of the relay's threads that are not tokio workers: nostr-lmdb's
+    /// writer thread (the main thread only waits). The workers' share is the rest: WebSocket,
+    /// JSON, the policy chain with its signature checks, queries, OKs.
+    fn writer_cpu_secs(&self) -> f64 {
+        let dir = format!("/proc/{}/task", self.process.id());
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|t| {
+                let path = t.ok()?.path();
+                let comm = std::fs::read_to_string(path.join("comm")).ok()?;
+                (!comm.starts_with("tokio")).then(|| stat_cpu_secs(path.join("stat").to_str()?))?
+            })
+            .sum()
+    }
+}
+
+/// User + system CPU seconds from a `/proc/…/stat` file (a process's or one thread's).
+fn stat_cpu_secs(path: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / clock_ticks_per_sec())
+}
+
+/// This bench process's own CPU seconds so far (the load generator's side).
+fn own_cpu_secs() -> f64 {
+    stat_cpu_secs("/proc/self/stat").unwrap()
 }
 
 /// `getconf CLK_TCK`; 100 on every Linux this runs on, asked rather than assumed.
@@ -373,22 +398,34 @@ async fn main() {
     };
     let mut results = Vec::new();
     for &which in relays {
-        let (mut rates, mut cpu) = (Vec::new(), Vec::new());
+        let (mut rates, mut cpu, mut split) = (Vec::new(), Vec::new(), Vec::new());
         for run in 0..a.runs {
             let events = sign_events(a.events, &authors, &format!("{which:?}-{run}"));
             let dir = tempfile::tempdir().unwrap();
             let relay = Child::spawn(which, dir.path());
-            let cpu_before = relay.cpu_secs();
-            let (rate, ok) = ingest(&relay.url, as_frames(&events), a.connections, a.window).await;
+            let frames = as_frames(&events);
+            let (cpu_before, writer_before) = (relay.cpu_secs(), relay.writer_cpu_secs());
+            let client_before = own_cpu_secs();
+            let (rate, ok) = ingest(&relay.url, frames, a.connections, a.window).await;
             let cpu_per_50k = (relay.cpu_secs() - cpu_before) * 50_000.0 / ok as f64;
+            let us = |secs: f64| secs * 1e6 / ok as f64;
+            let writer_us = us(relay.writer_cpu_secs() - writer_before);
+            let client_us = us(own_cpu_secs() - client_before);
             assert_eq!(
                 ok,
                 a.events - a.events % a.connections,
                 "{which:?}: every event acknowledged"
             );
-            eprintln!("{which:?} run {run}: {rate:.0} events/s, relay CPU {cpu_per_50k:.2} s per 50k events");
+            let relay_us = cpu_per_50k * 20.0;
+            eprintln!(
+                "{which:?} run {run}: {rate:.0} events/s, relay CPU {cpu_per_50k:.2} s per 50k events \
+                 ({relay_us:.1} µs/event: workers {:.1}, store writer {writer_us:.1}; \
+                 this client {client_us:.1} µs/event)",
+                relay_us - writer_us
+            );
             rates.push(rate);
             cpu.push(cpu_per_50k);
+            split.push((relay_us - writer_us, writer_us, client_us));
         }
         // Query latency and rate on a store of `a.store` events.
         let dir = tempfile::tempdir().unwrap();
@@ -397,11 +434,12 @@ async fn main() {
         ingest(&relay.url, as_frames(&store), a.connections, a.window).await;
         let mut lat = req_latency(&relay.url, &authors, a.reqs).await;
         lat.sort();
-        let (mut qps, mut qcpu) = (Vec::new(), Vec::new());
+        let (mut qps, mut qcpu, mut qclient) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..a.runs {
-            let cpu_before = relay.cpu_secs();
+            let (cpu_before, client_before) = (relay.cpu_secs(), own_cpu_secs());
             let rate = query_rate(&relay.url, &authors, a.reqs, a.query_conns).await;
             qcpu.push((relay.cpu_secs() - cpu_before) * 1e6 / a.reqs as f64);
+            qclient.push((own_cpu_secs() - client_before) * 1e6 / a.reqs as f64);
             qps.push(rate);
         }
         let rss = relay.peak_rss_mib();
@@ -416,6 +454,10 @@ async fn main() {
             qps,
             qcpu,
             rss,
+            workers_us: split.iter().map(|s| s.0).collect(),
+            writer_us: split.iter().map(|s| s.1).collect(),
+            client_us: split.iter().map(|s| s.2).collect(),
+            qclient,
         });
     }
     println!(
@@ -427,12 +469,25 @@ async fn main() {
         println!("  ingest events/s          {}", summary(&mut r.rates, 0));
         println!("  relay CPU s / 50k events {}", summary(&mut r.cpu, 2));
         println!(
+            "    workers µs / event     {}",
+            summary(&mut r.workers_us, 1)
+        );
+        println!(
+            "    writer µs / event      {}",
+            summary(&mut r.writer_us, 1)
+        );
+        println!(
+            "  client CPU µs / event    {}",
+            summary(&mut r.client_us, 1)
+        );
+        println!(
             "  REQ->EOSE one at a time  p50 {:.2} ms  p99 {:.2} ms",
             r.p50.as_secs_f64() * 1e3,
             r.p99.as_secs_f64() * 1e3
         );
         println!("  queries/s                {}", summary(&mut r.qps, 0));
         println!("  relay CPU us / query     {}", summary(&mut r.qcpu, 0));
+        println!("  client CPU us / query    {}", summary(&mut r.qclient, 0));
         println!("  relay peak RSS           {:.0} MiB", r.rss);
     }
     if results.len() == 2 {
@@ -453,4 +508,8 @@ struct Row {
     qps: Vec<f64>,
     qcpu: Vec<f64>,
     rss: f64,
+    workers_us: Vec<f64>,
+    writer_us: Vec<f64>,
+    client_us: Vec<f64>,
+    qclient: Vec<f64>,
 }

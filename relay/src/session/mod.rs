@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 
 use axum::extract::ws::{Message, WebSocket};
 use futures::stream::FuturesOrdered;
-use futures::{SinkExt, StreamExt};
+use futures::{FutureExt, SinkExt, StreamExt};
 use nostr::{ClientMessage, Event, JsonUtil, Kind, PublicKey, RelayMessage};
 use tokio::sync::watch;
 
@@ -66,7 +66,16 @@ pub(crate) async fn run(
     tracing::debug!(%peer, "connection open");
     loop {
         let out: Vec<String> = tokio::select! {
-            Some(reply) = in_flight.next(), if !in_flight.is_empty() => vec![reply],
+            Some(reply) = in_flight.next(), if !in_flight.is_empty() => {
+                // One commit answers many EVENTs at once: every OK already due goes out in the
+                // same write, not one syscall each. (Polled again with this task's waker at the
+                // top of the loop before it can sleep.)
+                let mut out = vec![reply];
+                while let Some(Some(reply)) = in_flight.next().now_or_never() {
+                    out.push(reply);
+                }
+                out
+            }
             msg = rx.next(), if in_flight.len() < max_in_flight => match msg {
                 Some(Ok(Message::Text(text))) => {
                     let parsed = match read_event(text.as_str()) {
