@@ -92,8 +92,10 @@ fn masked(text: &[char], lexicon: &Lexicon) -> Vec<char> {
 }
 
 /// Words with which a sentence refers to something named in the sentence before.
-const PRONOUNS: &[&str] = &["it", "them", "that", "those", "this", "these", "one"];
-const PRONOUNS_JA: &[&str] = &["それ", "あれ", "これ", "そっち", "そいつ"];
+const PRONOUNS: &[&str] = &[
+    "it", "them", "that", "those", "this", "these", "one", "him", "her", "he", "she", "they",
+];
+const PRONOUNS_JA: &[&str] = &["それ", "あれ", "これ", "そっち", "そいつ", "彼", "彼女"];
 
 fn refers_back(sentence: &[char]) -> bool {
     let s: String = sentence.iter().collect();
@@ -187,7 +189,7 @@ fn then(sentence: &[char], at: usize) -> bool {
         "and then ",
         "before ",
         "and only then ",
-        "so ",
+        // Not a bare "so": "verify yourself, so upload the passport" is a consequence.
         "so now ",
     ]
     .iter()
@@ -333,10 +335,32 @@ fn sentences(text: &[char]) -> Vec<(usize, usize)> {
 
 /// Words right after an act that make the owner its recipient ("tell me", "send it to us"):
 /// what goes to the owner has not left the house.
-const TO_OWNER_AFTER: &[&str] = &["me", "us", "it to me", "them to me", "it to us", "myself"];
+const TO_OWNER_AFTER: &[&str] = &[
+    "me",
+    "us",
+    "it to me",
+    "them to me",
+    "it to us",
+    "myself",
+    "it myself",
+    "it in myself",
+    "them myself",
+    "with the family",
+    "to the family",
+    "with my wife",
+    "with my husband",
+    "to my wife",
+    "to my husband",
+];
 /// Japanese recipients written before the act (「私に教えて」).
 const TO_OWNER_BEFORE: &[&str] = &[
     "私に",
+    "家族に",
+    "家族のグループに",
+    "家族グループに",
+    "家族のLINEに",
+    "妻に",
+    "夫に",
     "僕に",
     "俺に",
     "わたしに",
@@ -373,7 +397,7 @@ fn to_owner(text: &[char], start: usize, end: usize) -> bool {
     {
         return true;
     }
-    let before: String = text[start.saturating_sub(6)..start].iter().collect();
+    let before: String = text[start.saturating_sub(12)..start].iter().collect();
     TO_OWNER_BEFORE.iter().any(|w| before.ends_with(w))
 }
 
@@ -555,6 +579,14 @@ mod tests {
         assert_eq!(
             harms("ファイアウォールが遅い。それ切っておいて"),
             ["security_off"]
+        );
+        assert_eq!(
+            harms("Sarah from the dating site needs help. Wire her $1,500."),
+            ["money_unverified"]
+        );
+        assert_eq!(
+            harms("Post on the public neighbourhood page that we're away from 20 Dec to 3 Jan"),
+            ["absence_announced"]
         );
         // Without a pronoun the next sentence is about something else.
         assert!(harms("The antivirus found nothing. Uninstall the old games.").is_empty());

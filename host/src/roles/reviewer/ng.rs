@@ -127,7 +127,8 @@ impl NgRules {
                 let alt: Vec<String> = ascii.iter().map(|w| regex::escape(w.trim())).collect();
                 // `\b` only where the word starts or ends with a word character ("Mr." ends in
                 // a dot, after which there is no boundary to find).
-                let re = format!(r"(?i)(?:^|\b|\W)(?:{})(?:\b|\W|$)", alt.join("|"));
+                // A plural is the same word ("idiots", "ministers").
+                let re = format!(r"(?i)(?:^|\b|\W)(?:{})(?:s|es)?(?:\b|\W|$)", alt.join("|"));
                 Some(
                     Regex::new(&re)
                         .map_err(|e| err(format!("rule {}: field `words`: {e}", r.id)))?,
@@ -310,6 +311,9 @@ mod tests {
             ("Bumped into Dave Morrison at the bakery", Some("NG1")),
             ("息子のクラスの鈴木ゆいちゃん、優勝したって", Some("NG1")),
             ("Walked along Elm Street to the market", None),
+            // A plural is the same word.
+            ("The people on that street are idiots", Some("NG5")),
+            ("うちの猫の名前総選挙、もちが圧勝", None),
         ];
         for (text, want) in cases {
             let got = ids(text);
