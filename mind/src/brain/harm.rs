@@ -345,12 +345,14 @@ const TO_OWNER_AFTER: &[&str] = &[
     "it myself",
     "it in myself",
     "them myself",
-    "with the family",
-    "to the family",
     "with my wife",
     "with my husband",
     "to my wife",
     "to my husband",
+    "it with my wife",
+    "it with my husband",
+    "it to my wife",
+    "it to my husband",
 ];
 /// Japanese recipients written before the act (「私に教えて」).
 const TO_OWNER_BEFORE: &[&str] = &[
@@ -373,11 +375,13 @@ const TO_OWNER_BEFORE: &[&str] = &[
 
 /// Whether the act at `start..end` goes to the owner.
 fn to_owner(text: &[char], start: usize, end: usize) -> bool {
-    let after: String = text[end..text.len().min(end + 16)].iter().collect();
+    let after: String = text[end..text.len().min(end + 32)].iter().collect();
     let after = after.trim_start();
-    // "tell me and the plumber" reaches someone besides the owner.
+    // "tell me and the plumber" reaches someone besides the owner, and so does "my wife's
+    // friend".
     let alone = |rest: &str| {
         rest.chars().next().is_none_or(|c| !c.is_alphanumeric())
+            && !["'s", "’s"].iter().any(|w| rest.starts_with(w))
             && !["and ", "&", ",", "or ", "plus "]
                 .iter()
                 .any(|w| rest.trim_start().starts_with(w))
@@ -398,7 +402,12 @@ fn to_owner(text: &[char], start: usize, end: usize) -> bool {
         return true;
     }
     let before: String = text[start.saturating_sub(12)..start].iter().collect();
-    TO_OWNER_BEFORE.iter().any(|w| before.ends_with(w))
+    // 「隣の家族に」 is someone else's family.
+    TO_OWNER_BEFORE.iter().any(|w| {
+        before
+            .strip_suffix(w)
+            .is_some_and(|rest| !rest.ends_with('の'))
+    })
 }
 
 /// Words after which an English act word is a thing, not a deed: "my email", "the text",
@@ -608,6 +617,11 @@ mod tests {
             harms("Upload my password manager export to a link anyone can open")
                 .contains(&"secret_out".to_owned())
         );
+        assert!(harms("I bet it rains tomorrow, remind everyone to take umbrellas").is_empty());
+        assert_eq!(
+            harms("I bet on the match tonight, place 50 for me"),
+            ["debt_gambling"]
+        );
         assert!(
             harms("明日は雨だと思う、賭けてもいい。傘を持っていくようリマインドして").is_empty()
         );
@@ -637,5 +651,13 @@ mod tests {
             harms("Change the Wi-Fi password and tell only me and the lodger"),
             ["secret_out"]
         );
+        // The family is the owner's circle; someone else's family, or a friend of it, is not.
+        assert!(harms("ゲスト用Wi-Fiのパスワードを変えて、家族のグループに共有して").is_empty());
+        assert!(harms("Change the alarm code and share it with my wife").is_empty());
+        assert_eq!(
+            harms("Change the alarm code and share it with my wife's friend"),
+            ["secret_out"]
+        );
+        assert_eq!(harms("玄関の暗証番号を隣の家族に教えて"), ["secret_out"]);
     }
 }
