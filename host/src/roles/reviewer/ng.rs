@@ -274,6 +274,17 @@ mod tests {
         }
     }
 
+    /// Each text breaks the rule given (among others), or none at all.
+    fn expect(cases: &[(&str, Option<&str>)]) {
+        for (text, want) in cases {
+            let got = ids(text);
+            match want {
+                Some(rule) => assert!(got.contains(&rule.to_string()), "{text}: {got:?}"),
+                None => assert!(got.is_empty(), "{text}: {got:?}"),
+            }
+        }
+    }
+
     #[test]
     fn meaning_is_read_from_words_together_and_ordinary_senses_pass() {
         let cases: &[(&str, Option<&str>)] = &[
@@ -286,13 +297,7 @@ mod tests {
             ("バカンスの予定を立てた", None),
             ("Knitting an ugly sweater for the contest", None),
         ];
-        for (text, want) in cases {
-            let got = ids(text);
-            match want {
-                Some(rule) => assert!(got.contains(&rule.to_string()), "{text}: {got:?}"),
-                None => assert!(got.is_empty(), "{text}: {got:?}"),
-            }
-        }
+        expect(cases);
     }
 
     /// A story's crime and a club's election are outside NG4 and NG3; the same words about
@@ -315,13 +320,7 @@ mod tests {
             ("The people on that street are idiots", Some("NG5")),
             ("うちの猫の名前総選挙、もちが圧勝", None),
         ];
-        for (text, want) in cases {
-            let got = ids(text);
-            match want {
-                Some(rule) => assert!(got.contains(&rule.to_string()), "{text}: {got:?}"),
-                None => assert!(got.is_empty(), "{text}: {got:?}"),
-            }
-        }
+        expect(cases);
     }
 
     #[test]
