@@ -478,6 +478,31 @@ fn init_refuses_an_existing_town() {
 #[tokio::test(flavor = "multi_thread")]
 async fn soul_agent_takes_its_role_from_the_owner_signed_roster() {
     let town = TestTown::new();
+    soul_agent_runs_panda_from_the_relay_roster(&town).await;
+}
+
+/// A town of a thousand members across hosts: the owner's roster event is far over the 64 KiB
+/// other events may take and lists more than the 256 members it once could, yet an agent on
+/// another machine still reads its role from it. (The extra members' keys live on other hosts,
+/// so this `soul up` runs none of them.)
+#[tokio::test(flavor = "multi_thread")]
+async fn soul_agent_reads_the_roster_of_a_town_of_a_thousand() {
+    let town = TestTown::new();
+    let mut config = town.config();
+    for i in 0..1_000 {
+        config.roster.push(soul_keys::RosterEntry {
+            name: format!("elsewhere{i:04}"),
+            role: soul_kinds::Role::Resident,
+            pubkey: Keys::generate().public_key().to_bech32().unwrap(),
+        });
+    }
+    config.save(&town.dir).unwrap();
+    soul_agent_runs_panda_from_the_relay_roster(&town).await;
+}
+
+/// Moves panda's key out of the town, runs the town, and waits for panda's heartbeat from a
+/// `soul-agent` that knows only the relay and the owner's npub.
+async fn soul_agent_runs_panda_from_the_relay_roster(town: &TestTown) {
     // Run the town without the panda key; panda joins from "another machine".
     let panda_key = town.key_path("panda");
     let elsewhere = town.dir.parent().unwrap().join("panda.nsec");

@@ -121,8 +121,6 @@ fn make_town(soul: &Path, dir: &Path, n: usize) -> Vec<PublicKey> {
     }
     config.relay.listen = "127.0.0.1:0".parse().unwrap();
     config.dashboard.listen = "127.0.0.1:0".parse().unwrap();
-    // The owner's roster event lists every member: ~110 bytes each.
-    config.relay.max_event_bytes = 4 * 1024 * 1024;
     config.schedule.heartbeat_secs = 86_400;
     config.save(dir).unwrap();
     let roster = config.roster().unwrap();

@@ -6,7 +6,6 @@
 
 use nostr::{EventId, Kind};
 
-use crate::content::MAX_CONTENT_BYTES;
 use crate::kind::SoulKind;
 
 /// Everything that can go wrong while reading soul events.
@@ -23,13 +22,15 @@ pub enum Error {
         /// The kind the event has.
         found: Kind,
     },
-    /// The content is over [`MAX_CONTENT_BYTES`].
-    #[error("event {event}: content is {size} bytes, over the limit of {MAX_CONTENT_BYTES}")]
+    /// The content is over its kind's limit ([`crate::content_limit`]).
+    #[error("event {event}: content is {size} bytes, over the limit of {limit}")]
     TooLarge {
         /// The event read.
         event: EventId,
         /// Size of its content in bytes.
         size: usize,
+        /// The limit for its kind.
+        limit: usize,
     },
     /// The content is not JSON of the expected shape (syntax, a missing or ill-typed field).
     #[error("event {event}: content is not valid JSON for its kind: {source}")]

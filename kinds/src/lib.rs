@@ -35,7 +35,8 @@ pub mod tags;
 mod robust;
 
 pub use content::{
-    may_publish_task, parse, task_origin, FieldError, SoulContent, TaskOrigin, MAX_CONTENT_BYTES,
+    content_limit, may_publish_task, parse, task_origin, FieldError, SoulContent, TaskOrigin,
+    MAX_CONTENT_BYTES, MAX_ROSTER_BYTES,
 };
 pub use content::{
     Announcement, AuditVerdict, Decision, Draft, DraftHistory, DraftStatus, Evaluation, ExecStatus,

@@ -13,6 +13,8 @@ pub struct RelayConfig {
     pub store_dir: PathBuf,
     /// Largest event accepted, in bytes of JSON.
     pub max_event_bytes: usize,
+    /// Largest roster event (34364, the owner's list of every member), in bytes of JSON.
+    pub max_roster_bytes: usize,
     /// Largest WebSocket message read; larger than `max_event_bytes` so that an oversize event
     /// still gets a precise `OK false invalid:` instead of a dropped connection.
     pub max_message_bytes: usize,
@@ -54,7 +56,9 @@ impl RelayConfig {
         Self {
             store_dir: store_dir.into(),
             max_event_bytes: 64 * 1024,
-            max_message_bytes: 4 * 1024 * 1024,
+            // Room for soul_kinds::MAX_ROSTER_BYTES of content, its tags and signature.
+            max_roster_bytes: 4 * 1024 * 1024,
+            max_message_bytes: 4 * 1024 * 1024 + 64 * 1024,
             future_skew_secs: 15 * 60,
             rate: Some(RateLimits::default()),
             max_subscriptions: 200,

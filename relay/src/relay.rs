@@ -42,6 +42,7 @@ impl Relay {
         }
         let chain = PolicyChain::town(
             config.max_event_bytes,
+            config.max_roster_bytes,
             config.future_skew_secs,
             config.rate,
             roster.clone(),

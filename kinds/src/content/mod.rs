@@ -60,6 +60,18 @@ pub use worker_state::{worker_state, WorkerRun, WorkerState};
 /// Largest content [`parse`] accepts, in bytes. Bigger events are refused before any JSON work.
 pub const MAX_CONTENT_BYTES: usize = 64 * 1024;
 
+/// Largest roster content (34364), in bytes: the owner's roster lists every member (about 110
+/// bytes each), so a town of tens of thousands needs more than any other event.
+pub const MAX_ROSTER_BYTES: usize = 4 * 1024 * 1024 - 64 * 1024;
+
+/// The content limit for events of `kind`.
+pub fn content_limit(kind: SoulKind) -> usize {
+    match kind {
+        SoulKind::Roster => MAX_ROSTER_BYTES,
+        _ => MAX_CONTENT_BYTES,
+    }
+}
+
 /// Longest title, in characters.
 pub(crate) const MAX_TITLE: usize = 200;
 /// Longest free text (description, opinion, result), in characters.
@@ -101,7 +113,7 @@ impl FieldError {
     }
 }
 
-/// Read an event's content as `T`: checks kind, size (<= [`MAX_CONTENT_BYTES`]), JSON, then
+/// Read an event's content as `T`: checks kind, size ([`content_limit`]), JSON, then
 /// [`SoulContent::validate`]. Every error names the event id, and the field where there is one.
 pub fn parse<T: SoulContent>(event: &Event) -> Result<T, Error> {
     if event.kind != T::KIND.kind() {
@@ -111,10 +123,12 @@ pub fn parse<T: SoulContent>(event: &Event) -> Result<T, Error> {
             found: event.kind,
         });
     }
-    if event.content.len() > MAX_CONTENT_BYTES {
+    let limit = content_limit(T::KIND);
+    if event.content.len() > limit {
         return Err(Error::TooLarge {
             event: event.id,
             size: event.content.len(),
+            limit,
         });
     }
     let value: T = serde_json::from_str(&event.content).map_err(|source| Error::Json {

@@ -9,8 +9,9 @@ use super::{base, check_text, FieldError, SoulContent, MAX_NAME};
 use crate::kind::SoulKind;
 use crate::roster::RosterMember;
 
-/// Most members a roster may list; far above any town, low enough to bound a fold.
-const MAX_MEMBERS: usize = 256;
+/// Most members a roster may list: a town of tens of thousands across hosts (the content limit,
+/// [`super::MAX_ROSTER_BYTES`], holds about 35,000), low enough to bound a fold.
+const MAX_MEMBERS: usize = 30_000;
 
 /// Content of a roster event: `{"members":[{"pubkey":hex,"name":..,"role":..}]}`.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -110,12 +110,13 @@ impl PolicyChain {
     /// of junk costs no signature verifications.
     pub fn town(
         max_event_bytes: usize,
+        max_roster_bytes: usize,
         future_skew_secs: u64,
         limits: Option<RateLimits>,
         roster: RosterView,
     ) -> Self {
         let mut checks: Vec<Box<dyn Check>> = vec![
-            Box::new(SizeCheck::new(max_event_bytes)),
+            Box::new(SizeCheck::new(max_event_bytes, max_roster_bytes)),
             Box::new(CreatedAtCheck::new(future_skew_secs)),
         ];
         let rate = limits.map(RateCheck::new);

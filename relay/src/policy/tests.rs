@@ -32,7 +32,13 @@ fn town(limits: Option<RateLimits>) -> Town {
             member(&resident, "hana", Role::Resident),
         ],
     );
-    let chain = PolicyChain::town(65_536, 900, limits, RosterView::new(roster));
+    let chain = PolicyChain::town(
+        65_536,
+        4 * 1024 * 1024,
+        900,
+        limits,
+        RosterView::new(roster),
+    );
     Town {
         owner,
         brain,
@@ -110,6 +116,29 @@ fn chain_table() {
         (
             "oversize",
             EventBuilder::text_note("x".repeat(70_000))
+                .sign_with_keys(&t.owner)
+                .unwrap(),
+            Some(Prefix::Invalid),
+        ),
+        // The roster lists every member: a big town's is far over the limit of other events,
+        // and only the owner may publish one.
+        (
+            "owner's roster of a big town",
+            EventBuilder::new(Kind::Custom(34364), "x".repeat(1_200_000))
+                .sign_with_keys(&t.owner)
+                .unwrap(),
+            None,
+        ),
+        (
+            "a stranger's big roster",
+            EventBuilder::new(Kind::Custom(34364), "x".repeat(1_200_000))
+                .sign_with_keys(&stranger)
+                .unwrap(),
+            Some(Prefix::Blocked),
+        ),
+        (
+            "a roster over its own limit",
+            EventBuilder::new(Kind::Custom(34364), "x".repeat(4_200_000))
                 .sign_with_keys(&t.owner)
                 .unwrap(),
             Some(Prefix::Invalid),
