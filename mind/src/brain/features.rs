@@ -112,7 +112,18 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
     let raw = format!("{}\n{}", task.title, task.description);
     let language = Language::detect(&raw);
     let text: Vec<char> = normalize(&raw).chars().collect();
-    let mut hits = matching::find_hits(&text, lexicon);
+    // "wipe down the counters" and 「期限切れ」 are neither a risk nor a harm, but the lexicon's
+    // ordinary phrases may still be a safety ("into the password manager").
+    let masked = harm::masked(&text, lexicon);
+    let mut hits: Vec<(usize, Hit)> = matching::find_hits(&masked, lexicon)
+        .into_iter()
+        .filter(|(_, h)| matches!(h.category, Category::Risk | Category::Urgency))
+        .collect();
+    hits.extend(
+        matching::find_hits(&text, lexicon)
+            .into_iter()
+            .filter(|(_, h)| !matches!(h.category, Category::Risk | Category::Urgency)),
+    );
     hits.extend(harm::find(&text, lexicon));
     let protective = harm::protective(&text, lexicon);
     let norm: String = text.iter().collect();

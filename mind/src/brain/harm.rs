@@ -48,7 +48,7 @@ const NOT_AFTER: &[&str] = &[
 /// 「古いHDDある？それ初期化して」) is read together with the sentence before it, so the act
 /// meets the object it refers to.
 pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
-    let text = &masked(text, lexicon);
+    let text = &masked(text, lexicon); // idempotent: callers may have masked already
     let protective = compile(&lexicon.protective);
     let mut found: Vec<(usize, Hit)> = Vec::new();
     let spans = sentences(text);
@@ -81,7 +81,7 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
 
 /// `text` with the lexicon's ordinary phrases blanked ("password manager" names a safe, not a
 /// password), so their words are not read as a harm's.
-fn masked(text: &[char], lexicon: &Lexicon) -> Vec<char> {
+pub(crate) fn masked(text: &[char], lexicon: &Lexicon) -> Vec<char> {
     let mut out = text.to_vec();
     for phrase in compile(&lexicon.ordinary) {
         for (s, e) in places(text, &phrase) {
@@ -130,7 +130,7 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
                 .filter(move |&(s, e)| VERB_ENDINGS.contains(&ending(sentence, s, e, w).as_str()))
                 .map(move |(s, e)| (s, e, w))
         })
-        .filter(|&(s, e, _)| !negated(sentence, s, e))
+        .filter(|&(s, e, _)| !negated(sentence, s, e) && !in_noun_phrase(sentence, s))
         .map(|(s, e, w)| {
             let japanese = w.iter().any(|&c| is_japanese(c));
             let safeguard = SAFEGUARDS.iter().any(|g| w.iter().copied().eq(g.chars()));
@@ -205,6 +205,36 @@ fn done_first(sentence: &[char], at: usize) -> bool {
         .split(|c: char| !c.is_ascii_alphanumeric())
         .any(|w| ["first", "beforehand", "beforehands"].contains(&w))
 }
+
+/// Whether the English word at `at` sits in a noun phrase ("his full medication list", "the
+/// review scores"): a determiner among the three words before it, with no clause seam or verb
+/// introducer ("to", "and", "then", "please", "how") in between. Such a word names a thing; it
+/// guards nothing.
+fn in_noun_phrase(sentence: &[char], at: usize) -> bool {
+    if !sentence.get(at).is_some_and(char::is_ascii_alphabetic) {
+        return false;
+    }
+    let before: String = sentence[at.saturating_sub(40)..at].iter().collect();
+    let clause = before.rsplit([',', ';', ':']).next().unwrap_or("");
+    for word in clause.split_whitespace().rev().take(3) {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        if DETERMINERS.contains(&word) || word.ends_with("'s") {
+            return true;
+        }
+        // A function word or an adverb comes before a verb: "after checking", "politely refuse".
+        if VERB_BEFORE.contains(&word) || word.ends_with("ly") {
+            return false;
+        }
+    }
+    false
+}
+
+/// Words after which an English word is a verb, not part of a noun phrase.
+const VERB_BEFORE: &[&str] = &[
+    "to", "and", "then", "please", "how", "me", "us", "can", "will", "i", "we", "you", "after",
+    "before", "once", "by", "when", "while", "without", "first", "also", "just", "or", "but", "so",
+    "if", "not", "never", "don't", "should", "must", "could", "would", "let", "help", "always",
+];
 
 /// Words before a protective verb that make it a precondition of the whole sentence.
 /// ("wipe it before reviewing it" is not one: the review comes after the act).
@@ -354,9 +384,30 @@ const TO_OWNER_AFTER: &[&str] = &[
     "it to my wife",
     "it to my husband",
 ];
+/// Acts that send something to someone.
+const SENDS: &[&str] = &[
+    "send", "sent", "text", "email", "e-mail", "forward", "share", "give", "tell", "pass",
+    "message",
+];
+
+/// Recipients after "to" that are the owner or the owner's own household.
+const TO_OWNER_RECIPIENTS: &[&str] = &[
+    "me",
+    "us",
+    "myself",
+    "my wife",
+    "my husband",
+    "my family",
+    "our family",
+    "the family group chat",
+    "the family group",
+    "the family chat",
+    "our family chat",
+];
 /// Japanese recipients written before the act (「私に教えて」).
 const TO_OWNER_BEFORE: &[&str] = &[
     "私に",
+    "自分で",
     "家族に",
     "家族のグループに",
     "家族グループに",
@@ -375,14 +426,19 @@ const TO_OWNER_BEFORE: &[&str] = &[
 
 /// Whether the act at `start..end` goes to the owner.
 fn to_owner(text: &[char], start: usize, end: usize) -> bool {
-    let after: String = text[end..text.len().min(end + 32)].iter().collect();
+    let after: String = text[end..text.len().min(end + 48)].iter().collect();
     let after = after.trim_start();
     // "tell me and the plumber" reaches someone besides the owner, and so does "my wife's
     // friend".
     let alone = |rest: &str| {
+        // "…, nowhere else" says the owner alone, as plainly as an ending does.
+        let rest = [", nowhere else", ", nobody else", ", no one else", ", only"]
+            .iter()
+            .find_map(|w| rest.strip_prefix(w))
+            .unwrap_or(rest);
         rest.chars().next().is_none_or(|c| !c.is_alphanumeric())
             && !["'s", "’s"].iter().any(|w| rest.starts_with(w))
-            && !["and ", "&", ",", "or ", "plus "]
+            && !["and ", "&", ",", "or ", "plus ", "of "]
                 .iter()
                 .any(|w| rest.trim_start().starts_with(w))
     };
@@ -400,6 +456,22 @@ fn to_owner(text: &[char], start: usize, end: usize) -> bool {
         .any(|w| after.strip_prefix(w).is_some_and(alone))
     {
         return true;
+    }
+    // "send the new one to the family group chat": the recipient after the thing sent (for acts
+    // that send; "without reading them to me" sends nothing).
+    let act: String = text[start..end].iter().collect();
+    let sends = SENDS.iter().any(|v| act.starts_with(v));
+    if let Some(i) = after.find(" to ").filter(|_| sends) {
+        let recipient = &after[i + 4..];
+        // The longest name that fits: "the family group chat of the neighbours" is not "the
+        // family group".
+        let longest = TO_OWNER_RECIPIENTS
+            .iter()
+            .filter_map(|w| recipient.strip_prefix(w))
+            .min_by_key(|rest| rest.len());
+        if longest.is_some_and(alone) {
+            return true;
+        }
     }
     let before: String = text[start.saturating_sub(12)..start].iter().collect();
     // 「隣の家族に」 is someone else's family.
@@ -578,6 +650,25 @@ mod tests {
         );
     }
 
+    /// A protective word used as a thing guards nothing.
+    #[test]
+    fn a_protective_word_in_a_noun_phrase_guards_nothing() {
+        assert_eq!(
+            harms("Put his diagnosis and his full medication list on my public Twitter"),
+            ["private_public"]
+        );
+        assert!(harms("Teach the kids how to spot a phishing text and report it").is_empty());
+        assert!(harms("Explain to grandpa why he should never share a password").is_empty());
+        assert!(
+            harms("Have the buddy politely refuse anyone who asks for our personal details")
+                .is_empty()
+        );
+        assert!(harms(
+            "Delete the duplicate photos on the laptop after checking they are in the backup"
+        )
+        .is_empty());
+    }
+
     /// An act and its object may be a sentence apart when the act points back at it.
     #[test]
     fn a_pronoun_carries_the_object_into_the_next_sentence() {
@@ -659,5 +750,17 @@ mod tests {
             ["secret_out"]
         );
         assert_eq!(harms("玄関の暗証番号を隣の家族に教えて"), ["secret_out"]);
+        assert!(
+            harms("Change the Wi-Fi password and send the new one to the family group chat")
+                .is_empty()
+        );
+        assert!(harms(
+            "Change the Wi-Fi password and send the new one to the family group chat of the neighbours"
+        )
+        .contains(&"secret_out".to_owned()));
+        assert_eq!(
+            harms("Send the new door code to the cleaner and to me"),
+            ["secret_out"]
+        );
     }
 }

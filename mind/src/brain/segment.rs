@@ -47,9 +47,17 @@ pub(crate) fn is_word(text: &[char], start: usize, end: usize) -> bool {
     let before = start.checked_sub(1).map(|i| script(text[i]));
     let after = text.get(end).map(|&c| script(c));
     let run = |s: Script| text[start..end].iter().all(|&c| script(c) == s);
+    // A one-kanji verb stem ends its kanji run and takes its endings in hiragana: 写真送|って
+    // reads 送 as "send", as 写真を送って does, while 株 in 株式 stays part of the longer word.
+    let stem = end - start == 1
+        && first == Script::Kanji
+        && after == Some(Script::Hiragana)
+        && !PARTICLES.contains(&text[end]);
     let starts = match first {
         Script::Katakana => before != Some(Script::Katakana) || long_katakana(text, start, end),
-        Script::Kanji => before != Some(Script::Kanji) || !(run(Script::Kanji) && end - start < 2),
+        Script::Kanji => {
+            before != Some(Script::Kanji) || !(run(Script::Kanji) && end - start < 2) || stem
+        }
         Script::Hiragana => {
             before != Some(Script::Hiragana)
                 || PARTICLES.contains(&text[start - 1])
@@ -107,6 +115,8 @@ mod tests {
                 true,
             ),
             ("まっすぐ行って", "すぐ", false),
+            ("カードの写真送っといて", "送", true),
+            ("料金を払って", "金", false),
         ];
         for (text, word, want) in cases {
             assert_eq!(found(text, word), want, "{word} in {text}");
