@@ -124,7 +124,7 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
             .into_iter()
             .filter(|(_, h)| !matches!(h.category, Category::Risk | Category::Urgency)),
     );
-    hits.extend(harm::find(&text, lexicon));
+    hits.extend(harm::find(&masked, lexicon));
     let protective = harm::protective(&text, lexicon);
     let norm: String = text.iter().collect();
     let money = amount::largest(&norm);

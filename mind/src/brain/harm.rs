@@ -42,13 +42,13 @@ const NOT_AFTER: &[&str] = &[
     "はしなくて",
 ];
 
-/// Every harm the task does, once each, with where it was seen.
+/// Every harm the task does, once each, with where it was seen. `text` is normalised and
+/// [`masked`] (the caller reads risk words from the same masked text).
 ///
 /// A sentence that points back with a pronoun ("The antivirus is slow; uninstall it",
 /// 「古いHDDある？それ初期化して」) is read together with the sentence before it, so the act
 /// meets the object it refers to.
 pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
-    let text = &masked(text, lexicon); // idempotent: callers may have masked already
     let protective = compile(&lexicon.protective);
     let mut found: Vec<(usize, Hit)> = Vec::new();
     let spans = sentences(text);
@@ -138,12 +138,15 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
                 (0, sentence.len())
             } else if japanese {
                 (clause_start(sentence, s), e)
-            } else if precondition(sentence, s)
-                || safeguard && (done_first(sentence, e) || then(sentence, e))
-            {
-                (0, sentence.len())
             } else {
-                (s, clause_end(sentence, e))
+                let end = clause_end(sentence, e);
+                if precondition(sentence, s)
+                    || safeguard && (done_first(sentence, e, end) || then(sentence, end))
+                {
+                    (0, sentence.len())
+                } else {
+                    (s, end)
+                }
             }
         })
         .collect()
@@ -179,10 +182,10 @@ fn clause_end(sentence: &[char], at: usize) -> usize {
     .map_or(sentence.len(), |i| at + rest[..i].chars().count())
 }
 
-/// Whether the clause of a protective verb ending at `at` is followed by what is done after
-/// it ("back up the laptop, then wipe it"): done before the act, it guards it.
-fn then(sentence: &[char], at: usize) -> bool {
-    let rest: String = sentence[clause_end(sentence, at)..].iter().collect();
+/// Whether the clause of a protective verb, ending at `clause_end`, is followed by what is
+/// done after it ("back up the laptop, then wipe it"): done before the act, it guards it.
+fn then(sentence: &[char], clause_end: usize) -> bool {
+    let rest: String = sentence[clause_end..].iter().collect();
     let rest = rest.trim_start_matches([',', ' ']);
     [
         "then ",
@@ -196,11 +199,10 @@ fn then(sentence: &[char], at: usize) -> bool {
     .any(|w| rest.starts_with(w))
 }
 
-/// Whether the clause of a protective verb ending at `at` says it is done first ("check
-/// they are all in the backup first"): then it is a precondition of the whole sentence.
-fn done_first(sentence: &[char], at: usize) -> bool {
-    let end = clause_end(sentence, at);
-    let clause: String = sentence[at..end].iter().collect();
+/// Whether the clause of a protective verb, from `at` to `clause_end`, says it is done first
+/// ("check they are all in the backup first"): then it is a precondition of the whole sentence.
+fn done_first(sentence: &[char], at: usize, clause_end: usize) -> bool {
+    let clause: String = sentence[at..clause_end].iter().collect();
     clause
         .split(|c: char| !c.is_ascii_alphanumeric())
         .any(|w| ["first", "beforehand", "beforehands"].contains(&w))
@@ -547,8 +549,9 @@ mod tests {
     use super::*;
 
     fn harms(text: &str) -> Vec<String> {
-        let chars: Vec<char> = normalize(text).chars().collect();
-        find(&chars, &Lexicon::builtin())
+        let lexicon = Lexicon::builtin();
+        let chars = masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon);
+        find(&chars, &lexicon)
             .into_iter()
             .map(|(_, h)| h.id)
             .collect()
