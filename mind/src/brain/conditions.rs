@@ -13,8 +13,8 @@
 use rand::Rng;
 use soul_kinds::{BrainName, Opinion, Vote};
 
-use super::lean::{clamp_params, noticed};
-use super::opinion::{concerns, BrainContext};
+use super::lean::clamp_params;
+use super::opinion::BrainContext;
 use super::persuade::latest_of_others;
 use super::voice;
 use super::{clip, rng, Language, Purpose};
@@ -33,8 +33,9 @@ pub(crate) struct Answer {
     pub sentences: Vec<String>,
 }
 
-/// How `ctx`'s brain, voting `vote` this round, answers the latest conditions of the others.
-pub(crate) fn answer(ctx: &BrainContext, vote: Vote) -> Answer {
+/// How `ctx`'s brain, voting `vote` this round with concerns `mine`, answers the latest
+/// conditions of the others.
+pub(crate) fn answer(ctx: &BrainContext, vote: Vote, mine: &[String]) -> Answer {
     let mut out = Answer::default();
     if ctx.round <= 1 || !vote.is_yes() {
         return out;
@@ -46,10 +47,9 @@ pub(crate) fn answer(ctx: &BrainContext, vote: Vote) -> Answer {
         chance += 0.15;
     }
     let mut draws = rng(ctx.task_id, ctx.brain, ctx.round, Purpose::Conditions);
-    // Conditions that rest only on concerns this brain raises itself ask nothing new of it.
-    let mine = concerns(&noticed(ctx.params, ctx.features), vote, language);
     for (other, theirs) in latest_conditions(ctx.brain, ctx.previous) {
         let draw: f64 = draws.random();
+        // Conditions that rest only on concerns this brain raises itself ask nothing new of it.
         let shared =
             !theirs.concerns.is_empty() && theirs.concerns.iter().all(|c| mine.contains(c));
         let before = took_up_before(ctx.brain, other, ctx.previous) || shared;

@@ -53,8 +53,9 @@ pub fn opinion(ctx: &BrainContext) -> Opinion {
     let turn: Turn = consider(ctx, first, lean.confidence, !noticed.is_empty());
     // A brain that takes up others' conditions keeps its own vote: on `approve` it adds none
     // of its own, so the others have nothing of its to take up in turn.
-    let answer = conditions::answer(ctx, turn.vote);
     let vote = turn.vote;
+    let my_concerns = concerns(&noticed, vote, language);
+    let answer = conditions::answer(ctx, vote, &my_concerns);
     let v = voice::voice(ctx.brain, language);
 
     let mut sentences = Vec::new();
@@ -110,7 +111,7 @@ pub fn opinion(ctx: &BrainContext) -> Opinion {
         vote,
         opinion: clip(&join(&sentences, language), 4000),
         proposed_approach: clip(&proposed, 4000),
-        concerns: concerns(&noticed, vote, language),
+        concerns: my_concerns,
         confidence: turn.confidence.clamp(0.0, 1.0),
         accepts: answer.accepts,
     }
@@ -198,7 +199,7 @@ fn relevant_lesson<'l>(lessons: &'l [String], f: &Features) -> Option<&'l String
 }
 
 /// One specific concern per noticed risk or time pressure: the word and why it matters.
-pub(crate) fn concerns(noticed: &[&Hit], vote: Vote, language: Language) -> Vec<String> {
+fn concerns(noticed: &[&Hit], vote: Vote, language: Language) -> Vec<String> {
     if vote == Vote::Approve {
         // An unconditional yes has, by definition, nothing it insists on.
         return Vec::new();
