@@ -50,15 +50,19 @@ pub struct RelayInfo {
     pub pubkey: Option<PublicKey>,
 }
 
+/// Room beside an event's content for its other fields and tags, and beside an event for the
+/// frame around it.
+const ENVELOPE_ROOM: usize = 64 * 1024;
+
 impl RelayConfig {
     /// Defaults with the store in `store_dir`.
     pub fn new(store_dir: impl Into<PathBuf>) -> Self {
         Self {
             store_dir: store_dir.into(),
             max_event_bytes: 64 * 1024,
-            // Room for soul_kinds::MAX_ROSTER_BYTES of content, its tags and signature.
-            max_roster_bytes: 4 * 1024 * 1024,
-            max_message_bytes: 4 * 1024 * 1024 + 64 * 1024,
+            // The largest roster content soul reads, its tags and signature.
+            max_roster_bytes: soul_kinds::MAX_ROSTER_BYTES + ENVELOPE_ROOM,
+            max_message_bytes: soul_kinds::MAX_ROSTER_BYTES + 2 * ENVELOPE_ROOM,
             future_skew_secs: 15 * 60,
             rate: Some(RateLimits::default()),
             max_subscriptions: 200,
