@@ -27,8 +27,9 @@
 //!
 //! `dev_*`, `dev2_*`, `dev3_*`, `dev4_tasks` and `blind2_*` (100 + 100, then 120 + 120 each,
 //! dev4 tasks only; half Japanese), written on 2026-11-25 by five writers who read neither the
-//! lexicon, the rules nor the other sets): the dev sets are tuned on by concept, one after another, each measured once before
-//! (figures in BENCHMARKS.md), their misses printed with `--misses`; `blind2` never.
+//! lexicon, the rules nor the other sets): the dev sets are tuned on by concept, one after
+//! another, each measured once before (figures in BENCHMARKS.md), their misses printed with
+//! `--misses`; `blind2` never.
 
 use std::cell::Cell;
 use std::path::Path;
