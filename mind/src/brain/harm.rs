@@ -365,14 +365,12 @@ fn sentences(text: &[char]) -> Vec<(usize, usize)> {
     out
 }
 
-/// Words right after an act that make the owner its recipient ("tell me", "send it to us"):
-/// what goes to the owner has not left the house.
+/// Words right after an act that make the owner its recipient ("tell me", "share it with my
+/// wife"): what goes to the owner has not left the house. "Send it to us" is read by the
+/// recipient after "to" ([`TO_OWNER_RECIPIENTS`]).
 const TO_OWNER_AFTER: &[&str] = &[
     "me",
     "us",
-    "it to me",
-    "them to me",
-    "it to us",
     "myself",
     "it myself",
     "it in myself",
@@ -383,8 +381,6 @@ const TO_OWNER_AFTER: &[&str] = &[
     "to my husband",
     "it with my wife",
     "it with my husband",
-    "it to my wife",
-    "it to my husband",
 ];
 /// English acts that carry something to someone, and so may have the owner as recipient.
 const SENDS: &[&str] = &[
