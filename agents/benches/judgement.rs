@@ -4,6 +4,9 @@
 //!
 //! `cargo bench -p soul-agents --bench judgement -- [--misses] [--llm URL [--model NAME]]`
 //!
+//! `… -- --task TEXT` prints the whole debate on one task of one's own, `--draft TEXT` the review
+//! of one draft, and nothing else.
+//!
 //! With `--llm` the brains' opinions and the reviewer's verdicts come from the model server at
 //! URL (`…/v1` for OpenAI-compatible servers, else Ollama), asked exactly as a town asks it;
 //! the NG patterns stay a floor under the model's review, as in the reviewer. A model answer
@@ -29,7 +32,9 @@
 //! dev4 tasks only; half Japanese), written on 2026-11-25 by five writers who read neither the
 //! lexicon, the rules nor the other sets): the dev sets are tuned on by concept, one after
 //! another, each measured once before (figures in BENCHMARKS.md), their misses printed with
-//! `--misses`; `blind2` never.
+//! `--misses`; `blind2` never. `dev5_*` and `blind3_*` (120 + 120 each), written the same way
+//! on the next day by two more writers, the same: dev5 tuned on after its first measure, blind3
+//! never read.
 
 use std::cell::Cell;
 use std::path::Path;
@@ -55,6 +60,8 @@ const TASK_SETS: &[(&str, &str, bool)] = &[
     ("dev3", "dev3_tasks.yaml", true),
     ("dev4", "dev4_tasks.yaml", true),
     ("blind2", "blind2_tasks.yaml", false),
+    ("dev5", "dev5_tasks.yaml", true),
+    ("blind3", "blind3_tasks.yaml", false),
 ];
 
 /// The labelled draft sets besides `drafts.yaml`, as above.
@@ -65,6 +72,8 @@ const DRAFT_SETS: &[(&str, &str, bool)] = &[
     ("dev2", "dev2_drafts.yaml", true),
     ("dev3", "dev3_drafts.yaml", true),
     ("blind2", "blind2_drafts.yaml", false),
+    ("dev5", "dev5_drafts.yaml", true),
+    ("blind3", "blind3_drafts.yaml", false),
 ];
 
 /// The last round before triceratops mediates.
@@ -361,6 +370,17 @@ fn main() {
     let drafts = load::<Drafts>("drafts.yaml").drafts;
     let lexicon = Lexicon::builtin();
     let rules = NgRules::builtin().expect("built-in NG rules");
+    // One text of one's own, to see why it is judged as it is.
+    if let Some(text) = arg("--task") {
+        let (outcome, _, _, said) = debated(&text, &lexicon, &think);
+        println!("{outcome:?}: {text}\n    {}", said.join("\n    "));
+        return;
+    }
+    if let Some(text) = arg("--draft") {
+        let review = review_of(&rules, &text);
+        println!("{:?}: {text} → {}", review.verdict, review.reason);
+        return;
+    }
 
     let (mut all, mut held) = (Score::default(), Score::default());
     let mut old_rule = Score::default();
