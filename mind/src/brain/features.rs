@@ -115,9 +115,17 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
     // "wipe down the counters" and 「期限切れ」 are neither a risk nor a harm, but the lexicon's
     // ordinary phrases may still be a safety ("into the password manager").
     let masked = harm::masked(&text, lexicon);
+    // A risk word whose thing goes only to the family ("the wifi password to my sister") is
+    // answered by where it goes; any other risk word still counts.
+    let home = harm::kept_home(&masked, lexicon);
     let mut hits: Vec<(usize, Hit)> = matching::find_hits(&masked, lexicon)
         .into_iter()
         .filter(|(_, h)| matches!(h.category, Category::Risk | Category::Urgency))
+        .filter(|(at, h)| {
+            !(h.category == Category::Risk
+                && h.words.len() == 1
+                && home.iter().any(|&(s, e)| (s..e).contains(at)))
+        })
         .collect();
     hits.extend(
         matching::find_hits(&text, lexicon)

@@ -79,6 +79,35 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
     found
 }
 
+/// Where `text` names a harm's object only to carry it to the owner or the owner's family
+/// ("text the wifi password to my sister", 「妹にだけパスワードを送って」): the risk those words
+/// stand for is answered, so they are not worried over as a mention either. An object that any
+/// other act in its sentence carries elsewhere is not among them.
+pub(crate) fn kept_home(text: &[char], lexicon: &Lexicon) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    for (from, to) in sentences(text) {
+        let sentence = &text[from..to];
+        for harm in &lexicon.harms {
+            let acts: Vec<bool> = compile(&harm.actions)
+                .iter()
+                .flat_map(|w| places(sentence, w))
+                .filter(|&(s, e)| !negated(sentence, s, e) && !a_noun(sentence, s))
+                .map(|(s, e)| to_owner(sentence, s, e))
+                .collect();
+            if acts.is_empty() || !acts.iter().all(|&home| home) {
+                continue;
+            }
+            spans.extend(
+                compile(&harm.objects)
+                    .iter()
+                    .flat_map(|w| places(sentence, w))
+                    .map(|(s, e)| (from + s, from + e)),
+            );
+        }
+    }
+    spans
+}
+
 /// `text` with the lexicon's ordinary phrases blanked ("password manager" names a safe, not a
 /// password), so their words are not read as a harm's.
 pub(crate) fn masked(text: &[char], lexicon: &Lexicon) -> Vec<char> {
@@ -255,6 +284,13 @@ fn precondition(sentence: &[char], at: usize) -> bool {
 /// 「確認した後で」): then it governs the whole sentence.
 fn precondition_ja(sentence: &[char], end: usize) -> bool {
     let after: String = sentence[end..sentence.len().min(end + 6)].iter().collect();
+    // An instruction to guard, however the verb ends: 「すぐ切るように」「確認するよう伝えて」.
+    let near: String = sentence[end.saturating_sub(2)..sentence.len().min(end + 5)]
+        .iter()
+        .collect();
+    if near.contains("よう") && !near.contains("ないよう") {
+        return true;
+    }
     [
         "してから",
         "てから",
@@ -271,9 +307,6 @@ fn precondition_ja(sentence: &[char], end: usize) -> bool {
         "済み",
         "終わって",
         "終わった",
-        // An instruction to guard: 「聞かれたらすぐ切るように教えて」.
-        "ように",
-        "るように",
     ]
     .iter()
     .any(|p| after.starts_with(p))
@@ -317,6 +350,7 @@ fn seen(sentence: &[char], harm: &Harm) -> Option<(usize, usize, Vec<String>)> {
     let objects: Vec<(usize, usize)> = compile(&harm.objects)
         .iter()
         .flat_map(|w| places(sentence, w))
+        .filter(|&(s, e)| !destination(sentence, s, e))
         .collect();
     let actions: Vec<(usize, usize)> = compile(&harm.actions)
         .iter()
@@ -331,6 +365,38 @@ fn seen(sentence: &[char], harm: &Harm) -> Option<(usize, usize, Vec<String>)> {
     pairs
         .find(|((os, oe), (as_, ae))| oe <= as_ || ae <= os)
         .map(|(&(os, oe), &(as_, ae))| (os.min(as_), as_, vec![word(os, oe), word(as_, ae)]))
+}
+
+/// Words that may stand between "to" and an address it names as a destination.
+const ADDRESS_OF: &[&str] = &[
+    "my", "our", "the", "your", "his", "her", "their", "new", "old", "home", "current", "postal",
+    "usual", "same",
+];
+
+/// Whether the address at `start..end` is where something goes, not what is shared: "posted to
+/// Grandma's address", "mail it to our new address", 「実家の住所に送って」.
+fn destination(sentence: &[char], start: usize, end: usize) -> bool {
+    let word: String = sentence[start..end].iter().collect();
+    if word.ends_with("住所") {
+        let after: String = sentence[end..sentence.len().min(end + 2)].iter().collect();
+        return ["に", "へ", "宛", "あて"]
+            .iter()
+            .any(|p| after.starts_with(p));
+    }
+    if !word.ends_with("address") {
+        return false;
+    }
+    let before: String = sentence[start.saturating_sub(40)..start].iter().collect();
+    for w in before.split_whitespace().rev().take(4) {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        if w == "to" || w == "at" {
+            return true;
+        }
+        if !(ADDRESS_OF.contains(&w) || w.ends_with("'s")) {
+            return false;
+        }
+    }
+    false
 }
 
 /// The lexicon's words in the matcher's form, longest first.
@@ -404,6 +470,20 @@ const TO_OWNER_RECIPIENTS: &[&str] = &[
     "the family group",
     "the family chat",
     "our family chat",
+    "my sister",
+    "my brother",
+    "my mum",
+    "my mom",
+    "my dad",
+    "my mother",
+    "my father",
+    "my parents",
+    "my son",
+    "my daughter",
+    "my kids",
+    "my children",
+    "grandma",
+    "grandpa",
 ];
 /// Japanese recipients written before the act (「私に教えて」).
 const TO_OWNER_BEFORE: &[&str] = &[
@@ -422,7 +502,21 @@ const TO_OWNER_BEFORE: &[&str] = &[
     "私だけに",
     "僕だけに",
     "俺だけに",
-    "私にだけ",
+    "妹に",
+    "姉に",
+    "お姉ちゃんに",
+    "兄に",
+    "お兄ちゃんに",
+    "弟に",
+    "娘に",
+    "息子に",
+    "母に",
+    "父に",
+    "お母さんに",
+    "お父さんに",
+    "両親に",
+    "おばあちゃんに",
+    "おじいちゃんに",
 ];
 
 /// Whether the act at `start..end` goes to the owner. Only an act that carries something to
@@ -432,7 +526,8 @@ fn to_owner(text: &[char], start: usize, end: usize) -> bool {
     if act.is_ascii() && !SENDS.iter().any(|v| act.starts_with(v)) {
         return false;
     }
-    let after: String = text[end..text.len().min(end + 48)].iter().collect();
+    // Long enough for "the new one to the family group chat, nowhere else".
+    let after: String = text[end..text.len().min(end + 80)].iter().collect();
     let after = after.trim_start();
     // "tell me and the plumber" reaches someone besides the owner, and so does "my wife's
     // friend".
@@ -447,6 +542,13 @@ fn to_owner(text: &[char], start: usize, end: usize) -> bool {
             .iter()
             .find_map(|w| rest.strip_prefix(w))
             .unwrap_or(rest);
+        // "to my sister, she's arriving tonight": a new clause, not a second recipient.
+        let next = rest
+            .strip_prefix(", ")
+            .and_then(|r| r.split_whitespace().next());
+        if next.is_some_and(|w| NEW_CLAUSE.contains(&w)) {
+            return true;
+        }
         rest.chars().next().is_none_or(|c| !c.is_alphanumeric())
             && !["'s", "’s"].iter().any(|w| rest.starts_with(w))
             && !["and ", "&", ",", "or ", "plus ", "of "]
@@ -481,14 +583,30 @@ fn to_owner(text: &[char], start: usize, end: usize) -> bool {
             return true;
         }
     }
-    let before: String = text[start.saturating_sub(12)..start].iter().collect();
-    // 「隣の家族に」 is someone else's family, and in 「相手に自分で送って」 the recipient is 相手.
+    let before: String = text[start.saturating_sub(24)..start].iter().collect();
+    // The recipient is the last 「…に」 before the act, with the thing sent and the means between
+    // (「お姉ちゃんにWi-Fiのパスワード送って」「妹にだけLINEで送って」) — unless a verb stands between,
+    // when 「に」 belonged to it (「私に届いたコードを送って」 names no recipient).
+    let before = match before.rfind('に') {
+        Some(i) if !before[i + 'に'.len_utf8()..].contains(['た', 'て']) => {
+            &before[..i + 'に'.len_utf8()]
+        }
+        _ => before.as_str(),
+    };
+    // 「隣の家族に」 is someone else's family, in 「相手に自分で送って」 the recipient is 相手, and
+    // 「隣の人にも妹に」 names someone besides the family.
     TO_OWNER_BEFORE.iter().any(|w| {
         before
             .strip_suffix(w)
-            .is_some_and(|rest| !rest.ends_with(['の', 'に']))
+            .is_some_and(|rest| !rest.ends_with(['の', 'に', 'も', 'と', 'や']))
     })
 }
+
+/// Words that open a clause of their own after a comma.
+const NEW_CLAUSE: &[&str] = &[
+    "she's", "he's", "they're", "she", "he", "they", "she'll", "he'll", "they'll", "it's", "we're",
+    "i'm", "so", "because", "as", "since", "thanks", "please",
+];
 
 /// Words after which an English act word is a thing, not a deed: "my email", "the text",
 /// "our post".
@@ -790,6 +908,63 @@ mod tests {
         .contains(&"secret_out".to_owned()));
         assert_eq!(
             harms("Send the new door code to the cleaner and to me"),
+            ["secret_out"]
+        );
+        assert!(harms(
+            "Change the Wi-Fi password and send the new one to the family group chat, nowhere else."
+        )
+        .is_empty());
+        assert!(harms("Wi-Fiのパスワード、来週泊まりに来る妹にだけLINEで送っといて").is_empty());
+        // An address where something is sent is a destination, not data made public.
+        assert!(
+            harms("Print the best twenty photos and have them posted to Grandma's address.")
+                .is_empty()
+        );
+        assert!(harms("写真をプリントして実家の住所に送って").is_empty());
+        assert_eq!(
+            harms("Post Grandma's address on the neighbourhood page"),
+            ["private_public"]
+        );
+        assert_eq!(
+            harms("Tell the forum to post our address"),
+            ["private_public"]
+        );
+        assert_eq!(harms("実家の住所をSNSに載せて"), ["private_public"]);
+        // Teaching to hang up guards; telling the caller the PIN does not.
+        assert!(harms(
+            "おばあちゃんに、電話で番号とか暗証番号聞かれたらすぐ切るように教えてあげて"
+        )
+        .is_empty());
+        assert_eq!(
+            harms("おばあちゃんに電話してきた人に、暗証番号を教えてあげて"),
+            ["secret_out"]
+        );
+        assert_eq!(harms("暗証番号を教えて、確認しないように"), ["secret_out"]);
+        assert_eq!(
+            harms("Wi-Fiのパスワード、妹の友達にLINEで送っといて"),
+            ["secret_out"]
+        );
+        assert_eq!(
+            harms("パスワード、妹にも隣の人にもLINEで送って"),
+            ["secret_out"]
+        );
+        assert_eq!(harms("パスワード、隣の人にも妹にも送って"), ["secret_out"]);
+        assert!(harms("今週末泊まりに来るお姉ちゃんにWi-Fiのパスワード送っといて").is_empty());
+        assert_eq!(
+            harms("業者から私に届いた認証コードを送って"),
+            ["secret_out"]
+        );
+        assert!(harms("text the wifi password to my sister, she's arriving tonight").is_empty());
+        assert_eq!(
+            harms("text the wifi password to my sister, the lodger and the plumber"),
+            ["secret_out"]
+        );
+        assert_eq!(
+            harms("text the wifi password to my sister, she'll pass it to her landlord"),
+            ["secret_out"]
+        );
+        assert_eq!(
+            harms("パスワード、隣の人と妹にLINEで送って"),
             ["secret_out"]
         );
     }

@@ -52,6 +52,11 @@ pub struct Entry {
     pub note: Text,
     /// A concrete step a brain proposes because of the concept.
     pub step: Text,
+    /// A safety concept whose words name clutter that is meant to go (spam, cache): deleting it
+    /// removes no safeguard, so "delete the spam" is not read as a safeguard removed. Optional;
+    /// false when absent.
+    #[serde(default)]
+    pub disposable: bool,
 }
 
 /// One harm: what a task does, read as an action on an object (see `harm`).

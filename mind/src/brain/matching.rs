@@ -49,7 +49,10 @@ pub(crate) fn find_hits(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
             }
             claimed[start..end].iter_mut().for_each(|c| *c = true);
             let at = (start, text[start..end].iter().collect::<String>());
-            if *category == Category::Safety && negation::negated(text, start, end) {
+            if *category == Category::Safety
+                && !entry.disposable
+                && negation::negated(text, start, end)
+            {
                 match removed.iter_mut().find(|(e, _)| e.id == entry.id) {
                     Some((_, places)) => places.push(at),
                     None => removed.push((entry, vec![at])),

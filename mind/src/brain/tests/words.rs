@@ -22,6 +22,17 @@ fn words_match_as_a_reader_would() {
         ),
         ("Set up a password manager", &[], &[], &["password manager"]),
         ("Share my password", &["password"], &[], &[]),
+        // Carried only to the family, a password is not worried over; to anyone else it is.
+        ("Text the wifi password to my sister", &[], &[], &[]),
+        ("Text the wifi password to the plumber", &["password"], &[], &[]),
+        (
+            "Text the wifi password to my sister and post it online",
+            &["password"],
+            &[],
+            &[],
+        ),
+        // Deleting clutter removes no safeguard.
+        ("Delete the spam", &["delete"], &[], &["spam"]),
         ("ＢＡＣＫＵＰ the disk", &[], &[], &["backup"]),
         // Deleting the logs removes a safeguard: a risk, not a safety.
         ("Delete   the\nlogs", &["delete", "logs"], &[], &[]),
