@@ -323,6 +323,38 @@ mod tests {
         expect(cases);
     }
 
+    /// A family pinned down by its house, a famous name with its work, worship invited, a
+    /// policy urged; and the figures of speech that share their words.
+    #[test]
+    fn places_names_and_figures_of_speech() {
+        let cases: &[(&str, Option<&str>)] = &[
+            (
+                "Anyone notice the Hendersons in the blue house never mow their lawn?",
+                Some("NG1"),
+            ),
+            ("The Beatles on the radio made my morning", None),
+            (
+                "公園の前の白い家のおじいさん、娘さんが出てってから一人暮らしみたい",
+                Some("NG1"),
+            ),
+            ("村上春樹の新刊買った！", Some("NG2")),
+            ("Whiskers has declared himself mayor of Elm Street", None),
+            ("The mayor should resign", Some("NG2")),
+            ("日曜の礼拝、どなたでも歓迎です", Some("NG3")),
+            ("消費税なんてゼロにすべき", Some("NG3")),
+            (
+                "Saw two cars smash into each other at the roundabout",
+                Some("NG4"),
+            ),
+            ("冷蔵庫のプリン、泥棒みたいにこっそり食べた", None),
+            ("Teenagers these days are all lazy", Some("NG5")),
+            ("Everything I plant dies. Why bother.", Some("NG6")),
+            ("Why bother with an umbrella when it's this sunny!", None),
+            ("年末の大掃除、物置が地獄だった…でもスッキリ", None),
+        ];
+        expect(cases);
+    }
+
     #[test]
     fn bad_rules_name_the_rule_and_field() {
         let e = NgRules::parse(
