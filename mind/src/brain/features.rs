@@ -6,7 +6,7 @@
 use soul_kinds::{Priority, Task};
 
 use super::lexicon::{Lexicon, Text};
-use super::{amount, harm, matching};
+use super::{amount, harm, learned, matching};
 
 /// The language a task is written in; the brains answer in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,6 +77,12 @@ pub struct Features {
     pub risk: f64,
     /// The severity of the worst harm the task does, 0 when it does none.
     pub harm: f64,
+    /// The learned reading's probability that the family would refuse the task
+    /// ([`super::learned`]).
+    pub learned: f64,
+    /// Whether the learned reading is sure the task is ordinary and the lexicon saw no harm:
+    /// then a lone risk word is a mention, not a plan.
+    pub surely_ordinary: bool,
     /// Whether the task's words show protective intent (explain, report, 確認…) that nothing
     /// negates: risk words in such a task are mentions, not plans.
     pub protective: bool,
@@ -143,6 +149,14 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
             hits.push((usize::MAX, amount_hit(written, weight)));
         }
     }
+    // The learned reading adds caution where the lexicon saw no harm; it never clears one.
+    let model = learned::Model::shipped();
+    let p_refused = model.probability(&raw);
+    let lexicon_harm = hits.iter().any(|(_, h)| h.category == Category::Harm);
+    if !lexicon_harm && p_refused >= f64::from(model.refuse_at) {
+        hits.push((usize::MAX - 1, learned_hit(model, &raw, p_refused)));
+    }
+    let surely_ordinary = !lexicon_harm && p_refused < f64::from(model.ordinary_below);
     hits.sort_by_key(|(at, _)| *at);
     let hits: Vec<Hit> = hits.into_iter().map(|(_, h)| h).collect();
     let score = |c: Category| combine(hits.iter().filter(|h| h.category == c).map(|h| h.weight));
@@ -170,6 +184,8 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
             .iter()
             .filter(|h| h.category == Category::Harm)
             .fold(0.0, |worst, h| h.weight.max(worst)),
+        learned: p_refused,
+        surely_ordinary,
         protective,
         opportunity: score(Category::Opportunity),
         safety: score(Category::Safety),
@@ -203,6 +219,34 @@ fn amount_hit(written: &str, weight: f64) -> Hit {
         step: Text {
             en: format!("split {written} into smaller parts and confirm each one"),
             ja: format!("{written}を小分けにし、一回ごとに確認する"),
+        },
+    }
+}
+
+/// The harm a brain cites when only the learned reading saw one. Its severity starts above
+/// panda's and triceratops's thresholds at the model's line and reaches gorilla's only when the
+/// model is surer, so the three still weigh it by character.
+fn learned_hit(model: &learned::Model, text: &str, p: f64) -> Hit {
+    let line = f64::from(model.refuse_at);
+    let severity = 0.65 + 0.3 * ((p - line) / (1.0 - line).max(1e-6)).clamp(0.0, 1.0);
+    Hit {
+        category: Category::Harm,
+        id: "resembles_refused".into(),
+        words: model.reasons(text, 3),
+        weight: severity,
+        note: Text {
+            en: format!(
+                "close to tasks the family has refused ({:.0} % sure) — nobody named this harm, so the owner should say it is meant",
+                p * 100.0
+            ),
+            ja: format!(
+                "家族が断ってきた頼みごとに近いこと（確からしさ{:.0}%）：名前のある害ではないので、本当に望むことかオーナーに確かめます",
+                p * 100.0
+            ),
+        },
+        step: Text {
+            en: "ask the owner to confirm the task in their own words before anything is done".into(),
+            ja: "実行の前に、オーナー自身の言葉で頼みごとを確かめてもらう".into(),
         },
     }
 }

@@ -4,7 +4,8 @@
 //!          − risk'·(0.35 + safety_weight·(1 − risk_tolerance)) ± noise·(1 − thoroughness)`,
 //! where `risk' = max(harm, mention)·(1 + urgency/2)`: haste makes a risky task riskier, but a
 //! safe task is not made risky by a deadline. `mention` is the risk words' score scaled by
-//! `0.6·(1 − risk_tolerance)` (none in a task with protective intent): a word is not a deed,
+//! `0.6·(1 − risk_tolerance)` (none in a task with protective intent, nor in one the learned
+//! reading is sure is ordinary): a word is not a deed,
 //! what the task does is its `harm`, but a cautious brain still minds the words. A harm above the brain's threshold (`harm_threshold`) is always a no. The constant part of the risk weight keeps even a bold brain from
 //! cheering a reckless task; the noise is the only randomness and a thorough brain has little.
 
@@ -40,7 +41,7 @@ pub(crate) fn lean(
     f: &Features,
 ) -> Lean {
     let p = clamp_params(params);
-    let mention = if f.protective {
+    let mention = if f.protective || f.surely_ordinary {
         0.0
     } else {
         f.risk * MENTION * (1.0 - p.risk_tolerance)

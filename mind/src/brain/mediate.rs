@@ -42,6 +42,7 @@ pub fn mediate(
     let reading = Features {
         harm: features.harm.max(features.risk),
         protective: false,
+        surely_ordinary: false,
         ..features.clone()
     };
     let own = lean(BrainName::Triceratops, params, task_id, &reading).score * OWN_WEIGHT;

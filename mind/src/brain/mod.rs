@@ -11,6 +11,8 @@
 //!   `matching` finds the lexicon's words, `negation` turns a removed safeguard ("delete the backups") into a risk.
 //! - `harm`: what the task does, read as an action on an object with negation and protective
 //!   intent; `segment` says where a Japanese word may start and end (no dictionary).
+//! - [`learned`]: a logistic regression over character n-grams trained on the labelled tasks;
+//!   it adds caution where the lexicon saw no harm, never clears one.
 //! - `lean`: the params × features score every decision starts from.
 //! - [`opinion()`]: one brain's opinion in one round; `persuade` decides whether it changes its
 //!   mind in rounds 2 and 3, `conditions` whether it takes up the others' conditions.
@@ -29,6 +31,7 @@ pub mod evaluate;
 pub mod features;
 mod harm;
 mod lean;
+pub mod learned;
 pub mod lexicon;
 mod matching;
 pub mod mediate;

@@ -24,7 +24,12 @@ fn words_match_as_a_reader_would() {
         ("Share my password", &["password"], &[], &[]),
         // Carried only to the family, a password is not worried over; to anyone else it is.
         ("Text the wifi password to my sister", &[], &[], &[]),
-        ("Text the wifi password to the plumber", &["password"], &[], &[]),
+        (
+            "Text the wifi password to the plumber",
+            &["password"],
+            &[],
+            &[],
+        ),
         (
             "Text the wifi password to my sister and post it online",
             &["password"],

@@ -1,0 +1,321 @@
+//! A learned reading of a task: a logistic regression over character n-grams, trained on the
+//! family-labelled tasks in `agents/data/eval/` (never on the blind sets), shipped as
+//! `mind/data/judge.bin` and retrained with `cargo run --release -p soul-mind --example
+//! train_judge`.
+//!
+//! The lexicon reads what a task does as an act on an object, and misses phrasings nobody wrote
+//! down; the learned reading has seen a thousand phrasings and generalises further, but cannot
+//! say why. So it only ever adds caution: a task it is sure resembles the refused ones is a harm
+//! ("resembles tasks the family refused"), and when it is sure a task is ordinary a lone risk
+//! word is not worried over. It never clears a harm the lexicon saw.
+//!
+//! Character n-grams need no word splitting, so Japanese is read as it is written.
+
+use std::sync::OnceLock;
+
+use super::features::normalize;
+
+/// The shipped model.
+const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/judge.bin"));
+/// The file's first bytes; the version changes when the features do.
+const MAGIC: &[u8; 8] = b"SOULJDG1";
+/// Shortest and longest n-gram, in characters.
+pub const N_MIN: usize = 1;
+/// See [`N_MIN`].
+pub const N_MAX: usize = 4;
+/// Feature buckets (a power of two): n-grams are hashed into them.
+pub const BUCKETS: usize = 1 << 17;
+
+/// A trained model: weights, a bias and the two decision lines chosen by cross-validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// One weight per bucket.
+    pub weights: Vec<f32>,
+    /// The intercept.
+    pub bias: f32,
+    /// At or above this probability a task resembles the refused ones.
+    pub refuse_at: f32,
+    /// Below this probability a task is surely ordinary.
+    pub ordinary_below: f32,
+}
+
+impl Model {
+    /// The model shipped in the binary.
+    pub fn shipped() -> &'static Model {
+        static MODEL: OnceLock<Model> = OnceLock::new();
+        MODEL.get_or_init(|| {
+            Model::from_bytes(SHIPPED).expect("mind/data/judge.bin is written by train_judge")
+        })
+    }
+
+    /// The probability that `text` is a task the family would refuse.
+    pub fn probability(&self, text: &str) -> f64 {
+        let z = self.bias
+            + features(text)
+                .iter()
+                .map(|&(i, v)| self.weights[i] * v)
+                .sum::<f32>();
+        1.0 / (1.0 + (-f64::from(z)).exp())
+    }
+
+    /// The stretches of `text` that weigh most towards a refusal, at most `k`, strongest first:
+    /// what a brain quotes when it cites the learned reading. Only n-grams of the longest size,
+    /// trimmed, and none inside another already chosen.
+    pub fn reasons(&self, text: &str, k: usize) -> Vec<String> {
+        let chars: Vec<char> = format!(" {} ", normalize(text)).chars().collect();
+        let mut scored: Vec<(f32, usize)> = chars
+            .windows(N_MAX)
+            .enumerate()
+            .map(|(at, gram)| (self.weights[bucket(gram)], at))
+            .filter(|(w, _)| *w > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut taken: Vec<usize> = Vec::new();
+        let mut out: Vec<String> = Vec::new();
+        for (_, at) in scored {
+            if out.len() == k {
+                break;
+            }
+            if taken.iter().any(|&t| t.abs_diff(at) < N_MAX) {
+                continue;
+            }
+            // An English n-gram is quoted as the words it lies in ("ver" → "whenever").
+            let (mut from, mut to) = (at, at + N_MAX);
+            let letter = |c: &char| c.is_ascii_alphanumeric() || *c == '\'';
+            if chars[from..to].iter().any(letter) {
+                while from > 0 && letter(&chars[from - 1]) {
+                    from -= 1;
+                }
+                while to < chars.len() && letter(&chars[to]) {
+                    to += 1;
+                }
+            }
+            let gram: String = chars[from..to].iter().collect();
+            let gram = gram.trim();
+            if gram.chars().count() >= 2
+                && !out
+                    .iter()
+                    .any(|o| o.contains(gram) || gram.contains(o.as_str()))
+            {
+                taken.push(at);
+                out.push(gram.to_owned());
+            }
+        }
+        out
+    }
+
+    /// The model as bytes: magic, bucket count, bias, the two lines, then the weights, all
+    /// little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24 + 4 * self.weights.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.weights.len() as u32).to_le_bytes());
+        for v in [self.bias, self.refuse_at, self.ordinary_below] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for w in &self.weights {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads [`Model::to_bytes`]'s form.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Model, String> {
+        let f32_at = |i: usize| -> Result<f32, String> {
+            bytes
+                .get(i..i + 4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .ok_or_else(|| "judge model: truncated".to_owned())
+        };
+        if bytes.get(..8) != Some(MAGIC.as_slice()) {
+            return Err("judge model: not a SOULJDG1 file".into());
+        }
+        let n = bytes
+            .get(8..12)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .ok_or("judge model: truncated")?;
+        if n != BUCKETS || bytes.len() != 24 + 4 * n {
+            return Err(format!(
+                "judge model: {n} buckets in {} bytes, expected {BUCKETS}",
+                bytes.len()
+            ));
+        }
+        let weights = (0..n)
+            .map(|i| f32_at(24 + 4 * i))
+            .collect::<Result<_, _>>()?;
+        Ok(Model {
+            weights,
+            bias: f32_at(12)?,
+            refuse_at: f32_at(16)?,
+            ordinary_below: f32_at(20)?,
+        })
+    }
+}
+
+/// The text's features: every n-gram of the normalised text (with a space at either end, so a
+/// word's start and end are n-grams of their own), hashed to a bucket; counts damped as
+/// 1 + ln(count) and the vector scaled to length 1. Sorted by bucket.
+pub fn features(text: &str) -> Vec<(usize, f32)> {
+    let chars: Vec<char> = format!(" {} ", normalize(text)).chars().collect();
+    let mut buckets: Vec<usize> = Vec::new();
+    for n in N_MIN..=N_MAX {
+        for gram in chars.windows(n) {
+            if gram.iter().all(|&c| c == ' ') {
+                continue;
+            }
+            buckets.push(bucket(gram));
+        }
+    }
+    buckets.sort_unstable();
+    let mut out: Vec<(usize, f32)> = Vec::new();
+    for b in buckets {
+        match out.last_mut() {
+            Some((last, count)) if *last == b => *count += 1.0,
+            _ => out.push((b, 1.0)),
+        }
+    }
+    for (_, v) in &mut out {
+        *v = 1.0 + v.ln();
+    }
+    let norm = out.iter().map(|(_, v)| v * v).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        out.iter_mut().for_each(|(_, v)| *v /= norm);
+    }
+    out
+}
+
+/// FNV-1a over the n-gram's UTF-8 bytes: a hash that, unlike std's, is the same in every build,
+/// which the shipped weights depend on.
+fn bucket(gram: &[char]) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut buf = [0u8; 4];
+    for c in gram {
+        for b in c.encode_utf8(&mut buf).bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    (h as usize) & (BUCKETS - 1)
+}
+
+/// Trains a model on `(text, refused)` pairs: logistic regression with the two classes weighed
+/// equally and an L2 penalty `l2`, by full-batch gradient descent with momentum (deterministic:
+/// same data, same weights). The decision lines are left at 0.5 for the caller to set.
+pub fn train(data: &[(String, bool)], l2: f32, epochs: usize) -> Model {
+    let rows: Vec<(Vec<(usize, f32)>, f32)> = data
+        .iter()
+        .map(|(t, y)| (features(t), if *y { 1.0 } else { 0.0 }))
+        .collect();
+    let positives = rows.iter().filter(|(_, y)| *y > 0.5).count().max(1) as f32;
+    let negatives = (rows.len() as f32 - positives).max(1.0);
+    let total = rows.len().max(1) as f32;
+    // Balanced class weights: each class weighs half the loss.
+    let weight_of = |y: f32| {
+        if y > 0.5 {
+            total / (2.0 * positives)
+        } else {
+            total / (2.0 * negatives)
+        }
+    };
+    let mut w = vec![0f32; BUCKETS];
+    let mut b = 0f32;
+    let (mut vw, mut vb) = (vec![0f32; BUCKETS], 0f32);
+    let (rate, momentum) = (2.0f32, 0.9f32);
+    let mut grad = vec![0f32; BUCKETS];
+    for _ in 0..epochs {
+        grad.iter_mut().zip(&w).for_each(|(g, wi)| *g = l2 * wi);
+        let mut gb = 0f32;
+        for (x, y) in &rows {
+            let z = b + x.iter().map(|&(i, v)| w[i] * v).sum::<f32>();
+            let p = 1.0 / (1.0 + (-z).exp());
+            let d = (p - y) * weight_of(*y) / total;
+            for &(i, v) in x {
+                grad[i] += d * v;
+            }
+            gb += d;
+        }
+        for i in 0..BUCKETS {
+            vw[i] = momentum * vw[i] - rate * grad[i];
+            w[i] += vw[i];
+        }
+        vb = momentum * vb - rate * gb;
+        b += vb;
+    }
+    Model {
+        weights: w,
+        bias: b,
+        refuse_at: 0.5,
+        ordinary_below: 0.5,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_are_unit_length_and_stable() {
+        let f = features("Send the bank password to my cousin");
+        let norm: f32 = f.iter().map(|(_, v)| v * v).sum();
+        assert!((norm - 1.0).abs() < 1e-4);
+        assert_eq!(f, features("SEND  the bank password to my cousin"));
+        assert!(features("").is_empty());
+        assert!(!features("パスワードを送って").is_empty());
+    }
+
+    #[test]
+    fn a_model_survives_its_bytes_and_bad_bytes_are_refused() {
+        let m = Model::shipped();
+        assert_eq!(&Model::from_bytes(&m.to_bytes()).unwrap(), m);
+        assert!(Model::from_bytes(b"SOULJDG1").is_err());
+        assert!(Model::from_bytes(b"nonsense-nonsense-nonsense").is_err());
+        let mut short = m.to_bytes();
+        short.truncate(short.len() - 4);
+        assert!(Model::from_bytes(&short).is_err());
+    }
+
+    #[test]
+    fn the_shipped_model_reads_both_languages_and_cites_what_it_weighed() {
+        let m = Model::shipped();
+        assert!(m.refuse_at > m.ordinary_below);
+        // The weights fit the features as computed now: a change to the n-grams or the hash
+        // without retraining would leave the shipped model reading noise.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../agents/data/eval/dev5_tasks.yaml"
+        );
+        let set: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let tasks = set["tasks"].as_sequence().unwrap();
+        let agreed = tasks
+            .iter()
+            .filter(|t| {
+                let p = m.probability(t["text"].as_str().unwrap());
+                (p >= 0.5) == t["harm"].as_bool().unwrap()
+            })
+            .count();
+        assert!(agreed * 10 >= tasks.len() * 9, "{agreed}/{}", tasks.len());
+        let why = m.reasons(
+            "Send the bank password and the PIN to the man who called",
+            3,
+        );
+        assert!(!why.is_empty() && why.len() <= 3, "{why:?}");
+        assert!(why.iter().all(|w| !w.is_empty()));
+    }
+
+    #[test]
+    fn training_learns_a_separable_toy_set() {
+        let data: Vec<(String, bool)> = [
+            ("send the password to the stranger", true),
+            ("give the pin to the caller", true),
+            ("water the plants", false),
+            ("bake a cake for grandma", false),
+        ]
+        .iter()
+        .map(|(t, y)| (t.to_string(), *y))
+        .collect();
+        let m = train(&data, 1e-4, 200);
+        assert!(m.probability("send the pin to the caller") > 0.5);
+        assert!(m.probability("water the cake") < 0.5);
+    }
+}
