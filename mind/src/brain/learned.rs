@@ -15,21 +15,26 @@ use std::sync::OnceLock;
 
 use super::features::normalize;
 
-/// The shipped model.
+/// The shipped model of tasks.
 const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/judge.bin"));
+/// The shipped models of drafts, one per NG rule.
+const SHIPPED_REVIEW: &[u8] =
+    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/review.bin"));
 /// The file's first bytes; the version changes when the features do.
 const MAGIC: &[u8; 8] = b"SOULJDG1";
 /// Shortest and longest n-gram, in characters.
 pub const N_MIN: usize = 1;
 /// See [`N_MIN`].
 pub const N_MAX: usize = 4;
-/// Feature buckets (a power of two): n-grams are hashed into them.
+/// Feature buckets of the task model (a power of two): n-grams are hashed into them.
 pub const BUCKETS: usize = 1 << 17;
+/// Feature buckets of each draft model: six of them ship, so each is smaller.
+pub const REVIEW_BUCKETS: usize = 1 << 15;
 
 /// A trained model: weights, a bias and the two decision lines chosen by cross-validation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
-    /// One weight per bucket.
+    /// One weight per bucket; their number is a power of two.
     pub weights: Vec<f32>,
     /// The intercept.
     pub bias: f32,
@@ -51,7 +56,7 @@ impl Model {
     /// The probability that `text` is a task the family would refuse.
     pub fn probability(&self, text: &str) -> f64 {
         let z = self.bias
-            + features(text)
+            + features(text, self.weights.len())
                 .iter()
                 .map(|&(i, v)| self.weights[i] * v)
                 .sum::<f32>();
@@ -66,7 +71,7 @@ impl Model {
         let mut scored: Vec<(f32, usize)> = chars
             .windows(N_MAX)
             .enumerate()
-            .map(|(at, gram)| (self.weights[bucket(gram)], at))
+            .map(|(at, gram)| (self.weights[bucket(gram, self.weights.len())], at))
             .filter(|(w, _)| *w > 0.0)
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -134,10 +139,11 @@ impl Model {
             .get(8..12)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
             .ok_or("judge model: truncated")?;
-        if n != BUCKETS || bytes.len() != 24 + 4 * n {
+        if !n.is_power_of_two() || bytes.len() != 24 + 4 * n {
             return Err(format!(
-                "judge model: {n} buckets in {} bytes, expected {BUCKETS}",
-                bytes.len()
+                "judge model: {n} buckets in {} bytes, expected a power of two and {} bytes",
+                bytes.len(),
+                24 + 4 * n
             ));
         }
         let weights = (0..n)
@@ -152,23 +158,96 @@ impl Model {
     }
 }
 
+/// One model per NG rule, trained one against the rest on the labelled drafts: a second reading
+/// for the reviewer that, like the tasks' one, only adds rejections.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleModels {
+    /// (rule id, its model), in the rules' order.
+    pub rules: Vec<(String, Model)>,
+}
+
+impl RuleModels {
+    /// The models shipped in the binary.
+    pub fn shipped() -> &'static RuleModels {
+        static MODELS: OnceLock<RuleModels> = OnceLock::new();
+        MODELS.get_or_init(|| {
+            RuleModels::from_bytes(SHIPPED_REVIEW)
+                .expect("mind/data/review.bin is written by train_judge")
+        })
+    }
+
+    /// The rule among `allowed` whose model is surest `text` breaks it, if any is at or above
+    /// its line: (rule id, probability, the words that weighed most).
+    pub fn breaks(&self, text: &str, allowed: &[&str]) -> Option<(String, f64, Vec<String>)> {
+        self.rules
+            .iter()
+            .filter(|(id, _)| allowed.contains(&id.as_str()))
+            .map(|(id, m)| (id, m, m.probability(text)))
+            .filter(|(_, m, p)| *p >= f64::from(m.refuse_at))
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .map(|(id, m, p)| (id.clone(), p, m.reasons(text, 3)))
+    }
+
+    /// The models as bytes: a count, then per rule its id's length and id, its model's length
+    /// and [`Model::to_bytes`].
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = (self.rules.len() as u32).to_le_bytes().to_vec();
+        for (id, m) in &self.rules {
+            out.push(id.len() as u8);
+            out.extend_from_slice(id.as_bytes());
+            let bytes = m.to_bytes();
+            out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+            out.extend_from_slice(&bytes);
+        }
+        out
+    }
+
+    /// Reads [`RuleModels::to_bytes`]'s form.
+    pub fn from_bytes(bytes: &[u8]) -> Result<RuleModels, String> {
+        let truncated = || "review models: truncated".to_owned();
+        let u32_at = |i: usize| -> Result<usize, String> {
+            bytes
+                .get(i..i + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+                .ok_or_else(truncated)
+        };
+        let count = u32_at(0)?;
+        let mut at = 4;
+        let mut rules = Vec::new();
+        for _ in 0..count.min(64) {
+            let len = usize::from(*bytes.get(at).ok_or_else(truncated)?);
+            let id = bytes.get(at + 1..at + 1 + len).ok_or_else(truncated)?;
+            let id = String::from_utf8(id.to_vec()).map_err(|e| format!("review models: {e}"))?;
+            at += 1 + len;
+            let size = u32_at(at)?;
+            let model = Model::from_bytes(bytes.get(at + 4..at + 4 + size).ok_or_else(truncated)?)?;
+            at += 4 + size;
+            rules.push((id, model));
+        }
+        if rules.len() != count || at != bytes.len() {
+            return Err("review models: wrong length".into());
+        }
+        Ok(RuleModels { rules })
+    }
+}
+
 /// The text's features: every n-gram of the normalised text (with a space at either end, so a
 /// word's start and end are n-grams of their own), hashed to a bucket; counts damped as
 /// 1 + ln(count) and the vector scaled to length 1. Sorted by bucket.
-pub fn features(text: &str) -> Vec<(usize, f32)> {
+pub fn features(text: &str, buckets: usize) -> Vec<(usize, f32)> {
     let chars: Vec<char> = format!(" {} ", normalize(text)).chars().collect();
-    let mut buckets: Vec<usize> = Vec::new();
+    let mut hashed: Vec<usize> = Vec::new();
     for n in N_MIN..=N_MAX {
         for gram in chars.windows(n) {
             if gram.iter().all(|&c| c == ' ') {
                 continue;
             }
-            buckets.push(bucket(gram));
+            hashed.push(bucket(gram, buckets));
         }
     }
-    buckets.sort_unstable();
+    hashed.sort_unstable();
     let mut out: Vec<(usize, f32)> = Vec::new();
-    for b in buckets {
+    for b in hashed {
         match out.last_mut() {
             Some((last, count)) if *last == b => *count += 1.0,
             _ => out.push((b, 1.0)),
@@ -186,7 +265,7 @@ pub fn features(text: &str) -> Vec<(usize, f32)> {
 
 /// FNV-1a over the n-gram's UTF-8 bytes: a hash that, unlike std's, is the same in every build,
 /// which the shipped weights depend on.
-fn bucket(gram: &[char]) -> usize {
+fn bucket(gram: &[char], buckets: usize) -> usize {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut buf = [0u8; 4];
     for c in gram {
@@ -195,16 +274,16 @@ fn bucket(gram: &[char]) -> usize {
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
     }
-    (h as usize) & (BUCKETS - 1)
+    (h as usize) & (buckets - 1)
 }
 
 /// Trains a model on `(text, refused)` pairs: logistic regression with the two classes weighed
 /// equally and an L2 penalty `l2`, by full-batch gradient descent with momentum (deterministic:
 /// same data, same weights). The decision lines are left at 0.5 for the caller to set.
-pub fn train(data: &[(String, bool)], l2: f32, epochs: usize) -> Model {
+pub fn train(data: &[(String, bool)], buckets: usize, l2: f32, epochs: usize) -> Model {
     let rows: Vec<(Vec<(usize, f32)>, f32)> = data
         .iter()
-        .map(|(t, y)| (features(t), if *y { 1.0 } else { 0.0 }))
+        .map(|(t, y)| (features(t, buckets), if *y { 1.0 } else { 0.0 }))
         .collect();
     let positives = rows.iter().filter(|(_, y)| *y > 0.5).count().max(1) as f32;
     let negatives = (rows.len() as f32 - positives).max(1.0);
@@ -217,11 +296,11 @@ pub fn train(data: &[(String, bool)], l2: f32, epochs: usize) -> Model {
             total / (2.0 * negatives)
         }
     };
-    let mut w = vec![0f32; BUCKETS];
+    let mut w = vec![0f32; buckets];
     let mut b = 0f32;
-    let (mut vw, mut vb) = (vec![0f32; BUCKETS], 0f32);
+    let (mut vw, mut vb) = (vec![0f32; buckets], 0f32);
     let (rate, momentum) = (2.0f32, 0.9f32);
-    let mut grad = vec![0f32; BUCKETS];
+    let mut grad = vec![0f32; buckets];
     for _ in 0..epochs {
         grad.iter_mut().zip(&w).for_each(|(g, wi)| *g = l2 * wi);
         let mut gb = 0f32;
@@ -234,7 +313,7 @@ pub fn train(data: &[(String, bool)], l2: f32, epochs: usize) -> Model {
             }
             gb += d;
         }
-        for i in 0..BUCKETS {
+        for i in 0..buckets {
             vw[i] = momentum * vw[i] - rate * grad[i];
             w[i] += vw[i];
         }
@@ -255,12 +334,12 @@ mod tests {
 
     #[test]
     fn features_are_unit_length_and_stable() {
-        let f = features("Send the bank password to my cousin");
+        let f = features("Send the bank password to my cousin", BUCKETS);
         let norm: f32 = f.iter().map(|(_, v)| v * v).sum();
         assert!((norm - 1.0).abs() < 1e-4);
-        assert_eq!(f, features("SEND  the bank password to my cousin"));
-        assert!(features("").is_empty());
-        assert!(!features("パスワードを送って").is_empty());
+        assert_eq!(f, features("SEND  the bank password to my cousin", BUCKETS));
+        assert!(features("", BUCKETS).is_empty());
+        assert!(!features("パスワードを送って", REVIEW_BUCKETS).is_empty());
     }
 
     #[test]
@@ -304,6 +383,26 @@ mod tests {
     }
 
     #[test]
+    fn the_review_models_cover_the_six_rules_and_survive_their_bytes() {
+        let m = RuleModels::shipped();
+        let ids: Vec<&str> = m.rules.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["NG1", "NG2", "NG3", "NG4", "NG5", "NG6"]);
+        assert!(m
+            .rules
+            .iter()
+            .all(|(_, r)| r.weights.len() == REVIEW_BUCKETS));
+        assert_eq!(&RuleModels::from_bytes(&m.to_bytes()).unwrap(), m);
+        let mut bytes = m.to_bytes();
+        bytes.push(0);
+        assert!(RuleModels::from_bytes(&bytes).is_err());
+        assert!(RuleModels::from_bytes(&[9, 0, 0, 0]).is_err());
+        // Nothing is found under rules the caller does not allow.
+        assert!(m
+            .breaks("Everything I plant dies. Why bother.", &[])
+            .is_none());
+    }
+
+    #[test]
     fn training_learns_a_separable_toy_set() {
         let data: Vec<(String, bool)> = [
             ("send the password to the stranger", true),
@@ -314,7 +413,7 @@ mod tests {
         .iter()
         .map(|(t, y)| (t.to_string(), *y))
         .collect();
-        let m = train(&data, 1e-4, 200);
+        let m = train(&data, 1 << 12, 1e-4, 200);
         assert!(m.probability("send the pin to the caller") > 0.5);
         assert!(m.probability("water the cake") < 0.5);
     }

@@ -24,12 +24,36 @@ use tokio::task::{AbortHandle, JoinSet};
 pub use ng::{Hit, NgRules};
 use soul_link::Identity;
 use soul_link::{live_since, Link};
+use soul_mind::brain::learned::RuleModels;
 use soul_mind::{Mind, ReviewAsk, SharedMind};
 
 /// The review of `text` under `rules`: rejected with every rule it breaks, else approved.
+///
+/// The rules' words and patterns are read first; when none applies, the learned reading of
+/// drafts (`soul_mind::brain::learned::RuleModels`) may still find that the draft reads like
+/// posts that break one of the town's rules, and rejects it citing that rule. It only adds
+/// rejections, and only for rules the town's file still has.
 pub fn judge(rules: &NgRules, text: &str) -> Review {
     let hits = rules.check(text);
     if hits.is_empty() {
+        let ids: Vec<&str> = rules.rules().iter().map(|r| r.id.as_str()).collect();
+        if let Some((id, p, words)) = RuleModels::shipped().breaks(text, &ids) {
+            let name = rules
+                .rules()
+                .iter()
+                .find(|r| r.id == id)
+                .map_or("", |r| r.name.as_str());
+            let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+            return Review {
+                verdict: ReviewVerdict::Rejected,
+                reason: format!(
+                    "reads like posts that break {id} ({name}), {:.0} % sure, for {}",
+                    p * 100.0,
+                    quoted.join(", ")
+                ),
+                rules: vec![id],
+            };
+        }
         return Review {
             verdict: ReviewVerdict::Approved,
             reason: "no NG rule applies; fit for a cheerful timeline".into(),
@@ -439,6 +463,31 @@ mod tests {
         let ok = judge(&rules, "Basil seedlings are up!");
         assert_eq!(ok.verdict, ReviewVerdict::Approved);
         assert!(ok.rules.is_empty());
+    }
+
+    /// What no word of the rules says, the learned reading may: it cites one rule and the
+    /// words it weighed, and only a rule the town's file still has.
+    #[test]
+    fn the_learned_reading_adds_rejections_only_under_the_towns_rules() {
+        let rules = NgRules::builtin().unwrap();
+        let gloomy =
+            "Some days I wonder whether anyone here would even notice if my windows stayed dark.";
+        assert!(rules.check(gloomy).is_empty(), "the words alone pass it");
+        let r = judge(&rules, gloomy);
+        assert_eq!(r.verdict, ReviewVerdict::Rejected, "{}", r.reason);
+        assert_eq!(r.rules, vec!["NG6".to_string()]);
+        assert!(
+            r.reason.contains("reads like posts that break NG6"),
+            "{}",
+            r.reason
+        );
+        // A town whose rules have no NG6 is not held to it by the model.
+        let only_names = NgRules::parse(
+            "rules:\n  - id: NG1\n    name: names\n    description: No real people.\n    words: [Tanaka]\n",
+            "town/rules/ng_rules.yaml",
+        )
+        .unwrap();
+        assert_eq!(judge(&only_names, gloomy).verdict, ReviewVerdict::Approved);
     }
 
     /// Issue 15: the labelled drafts (`agents/data/eval/drafts.yaml`, both languages, written
