@@ -81,21 +81,31 @@ struct Labelled {
     text: String,
 }
 
-fn main() {
+/// Every item of the labelled `sets`, in order, but the held-out quarter of the first set
+/// (`tasks.yaml`, `drafts.yaml`: every 4th item, as the bench says); `items` takes a set's list.
+fn labelled<S: serde::de::DeserializeOwned, T>(sets: &[&str], items: fn(S) -> Vec<T>) -> Vec<T> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../agents/data/eval");
-    let mut data: Vec<(String, bool)> = Vec::new();
-    for name in TRAINING {
+    let mut out = Vec::new();
+    for (n, name) in sets.iter().enumerate() {
         let text = std::fs::read_to_string(dir.join(name))
             .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()));
-        let set: Tasks = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for (i, t) in set.tasks.into_iter().enumerate() {
-            // The first set's every 4th task is held out from all tuning (the bench says so).
-            if *name == "tasks.yaml" && i % 4 == 3 {
-                continue;
-            }
-            data.push((t.text, t.harm));
-        }
+        let set: S = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        out.extend(
+            items(set)
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| n > 0 || i % 4 != 3)
+                .map(|(_, t)| t),
+        );
     }
+    out
+}
+
+fn main() {
+    let data: Vec<(String, bool)> = labelled(TRAINING, |s: Tasks| s.tasks)
+        .into_iter()
+        .map(|t| (t.text, t.harm))
+        .collect();
     let harmful = data.iter().filter(|(_, h)| *h).count();
     println!(
         "training on {} tasks ({harmful} harmful, {} ordinary)",
@@ -206,19 +216,7 @@ fn writer_posts(batch: u64) -> Vec<String> {
 
 /// The drafts' models, one per rule, each against all other drafts.
 fn drafts() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../agents/data/eval");
-    let mut drafts: Vec<Draft> = Vec::new();
-    for name in DRAFT_TRAINING {
-        let text = std::fs::read_to_string(dir.join(name))
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()));
-        let set: Drafts = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for (i, d) in set.drafts.into_iter().enumerate() {
-            if *name == "drafts.yaml" && i % 4 == 3 {
-                continue;
-            }
-            drafts.push(d);
-        }
-    }
+    let drafts: Vec<Draft> = labelled(DRAFT_TRAINING, |s: Drafts| s.drafts);
     let ordinary = drafts.iter().filter(|d| d.ng.is_none()).count();
     println!(
         "drafts: training on {} ({} NG, {ordinary} ordinary)",

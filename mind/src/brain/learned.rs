@@ -55,11 +55,12 @@ impl Model {
 
     /// The probability that `text` is a task the family would refuse.
     pub fn probability(&self, text: &str) -> f64 {
-        let z = self.bias
-            + features(text, self.weights.len())
-                .iter()
-                .map(|&(i, v)| self.weights[i] * v)
-                .sum::<f32>();
+        self.probability_of(&features(text, self.weights.len()))
+    }
+
+    /// The probability for features already computed with this model's bucket count.
+    fn probability_of(&self, x: &[(usize, f32)]) -> f64 {
+        let z = self.bias + x.iter().map(|&(i, v)| self.weights[i] * v).sum::<f32>();
         1.0 / (1.0 + (-f64::from(z)).exp())
     }
 
@@ -179,10 +180,22 @@ impl RuleModels {
     /// The rule among `allowed` whose model is surest `text` breaks it, if any is at or above
     /// its line: (rule id, probability, the words that weighed most).
     pub fn breaks(&self, text: &str, allowed: &[&str]) -> Option<(String, f64, Vec<String>)> {
+        // The text is read once for every model of the same size.
+        let mut read: Vec<(usize, Vec<(usize, f32)>)> = Vec::new();
         self.rules
             .iter()
             .filter(|(id, _)| allowed.contains(&id.as_str()))
-            .map(|(id, m)| (id, m, m.probability(text)))
+            .map(|(id, m)| {
+                let size = m.weights.len();
+                let x = match read.iter().position(|(n, _)| *n == size) {
+                    Some(i) => &read[i].1,
+                    None => {
+                        read.push((size, features(text, size)));
+                        &read[read.len() - 1].1
+                    }
+                };
+                (id, m, m.probability_of(x))
+            })
             .filter(|(_, m, p)| *p >= f64::from(m.refuse_at))
             .max_by(|a, b| a.2.total_cmp(&b.2))
             .map(|(id, m, p)| (id.clone(), p, m.reasons(text, 3)))
