@@ -62,6 +62,13 @@ const TASK_SETS: &[(&str, &str, bool)] = &[
     ("blind2", "blind2_tasks.yaml", false),
     ("dev5", "dev5_tasks.yaml", true),
     ("blind3", "blind3_tasks.yaml", false),
+    ("train1", "train1_tasks.yaml", true),
+    ("train2", "train2_tasks.yaml", true),
+    ("train3", "train3_tasks.yaml", true),
+    ("train4", "train4_tasks.yaml", true),
+    ("train7", "train7_tasks.yaml", true),
+    ("train8", "train8_tasks.yaml", true),
+    ("blind4", "blind4_tasks.yaml", false),
 ];
 
 /// The labelled draft sets besides `drafts.yaml`, as above.
@@ -74,6 +81,9 @@ const DRAFT_SETS: &[(&str, &str, bool)] = &[
     ("blind2", "blind2_drafts.yaml", false),
     ("dev5", "dev5_drafts.yaml", true),
     ("blind3", "blind3_drafts.yaml", false),
+    ("train5", "train5_drafts.yaml", true),
+    ("train6", "train6_drafts.yaml", true),
+    ("blind4", "blind4_drafts.yaml", false),
 ];
 
 /// The last round before triceratops mediates.

@@ -113,7 +113,7 @@ fn main() {
         data.len() - harmful
     );
 
-    let oof = out_of_fold(&data, BUCKETS);
+    let oof = out_of_fold(&data, BUCKETS, Model::probability_by_sentence);
     let mut ordinary: Vec<f64> = (0..data.len())
         .filter(|&i| !data[i].1)
         .map(|i| oof[i])
@@ -162,8 +162,13 @@ fn main() {
     drafts();
 }
 
-/// Out-of-fold probabilities: each item scored by a model that never saw it.
-fn out_of_fold(data: &[(String, bool)], buckets: usize) -> Vec<f64> {
+/// Out-of-fold probabilities: each item scored by a model that never saw it, as `score` scores
+/// it in use.
+fn out_of_fold(
+    data: &[(String, bool)],
+    buckets: usize,
+    score: fn(&Model, &str) -> f64,
+) -> Vec<f64> {
     let mut oof = vec![0f64; data.len()];
     for fold in 0..FOLDS {
         let train_part: Vec<(String, bool)> = data
@@ -175,7 +180,7 @@ fn out_of_fold(data: &[(String, bool)], buckets: usize) -> Vec<f64> {
         let model = train(&train_part, buckets, L2, EPOCHS);
         for (i, (text, _)) in data.iter().enumerate() {
             if i % FOLDS == fold {
-                oof[i] = model.probability(text);
+                oof[i] = score(&model, text);
             }
         }
     }
@@ -238,7 +243,7 @@ fn drafts() {
             .map(|d| (d.text.clone(), d.ng.as_deref() == Some(*rule)))
             .collect();
         data.extend(learned_posts.iter().map(|t| (t.clone(), false)));
-        let oof = out_of_fold(&data, REVIEW_BUCKETS);
+        let oof = out_of_fold(&data, REVIEW_BUCKETS, Model::probability);
         let mut plain: Vec<f64> = (0..drafts.len())
             .filter(|&i| drafts[i].ng.is_none())
             .map(|i| oof[i])

@@ -151,7 +151,7 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
     }
     // The learned reading adds caution where the lexicon saw no harm; it never clears one.
     let model = learned::Model::shipped();
-    let p_refused = model.probability(&raw);
+    let p_refused = model.probability_by_sentence(&raw);
     let lexicon_harm = hits.iter().any(|(_, h)| h.category == Category::Harm);
     if !lexicon_harm && p_refused >= f64::from(model.refuse_at) {
         hits.push((usize::MAX - 1, learned_hit(model, &raw, p_refused)));

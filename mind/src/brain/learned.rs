@@ -58,6 +58,16 @@ impl Model {
         self.probability_of(&features(text, self.weights.len()))
     }
 
+    /// The highest probability of the whole text's and each sentence's, so that ordinary
+    /// chatter added around a harmful request does not dilute it (the n-grams of a long text
+    /// weigh less each). Tasks are read this way.
+    pub fn probability_by_sentence(&self, text: &str) -> f64 {
+        parts(text)
+            .iter()
+            .map(|p| self.probability_of(&features(p, self.weights.len())))
+            .fold(0.0, f64::max)
+    }
+
     /// The probability for features already computed with this model's bucket count.
     fn probability_of(&self, x: &[(usize, f32)]) -> f64 {
         let z = self.bias + x.iter().map(|&(i, v)| self.weights[i] * v).sum::<f32>();
@@ -180,7 +190,9 @@ impl RuleModels {
     /// The rule among `allowed` whose model is surest `text` breaks it, if any is at or above
     /// its line: (rule id, probability, the words that weighed most).
     pub fn breaks(&self, text: &str, allowed: &[&str]) -> Option<(String, f64, Vec<String>)> {
-        // The text is read once for every model of the same size.
+        // The whole post, as the models learned posts: read once for every model of a size.
+        // (Read sentence by sentence, as tasks are, the models doubted plain diary lines of the
+        // built-in writer: 7 of 2,595 posts in the writer bench, against none whole.)
         let mut read: Vec<(usize, Vec<(usize, f32)>)> = Vec::new();
         self.rules
             .iter()
@@ -242,6 +254,20 @@ impl RuleModels {
         }
         Ok(RuleModels { rules })
     }
+}
+
+/// The text itself and, when it has more than one, each of its sentences.
+fn parts(text: &str) -> Vec<&str> {
+    let sentences: Vec<&str> = text
+        .split(['.', '!', '?', ';', '\n', '。', '！', '？'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut out = vec![text];
+    if sentences.len() > 1 {
+        out.extend(sentences);
+    }
+    out
 }
 
 /// The text's features: every n-gram of the normalised text (with a space at either end, so a
@@ -413,6 +439,26 @@ mod tests {
         assert!(m
             .breaks("Everything I plant dies. Why bother.", &[])
             .is_none());
+        let gloom =
+            "Some days I wonder whether anyone here would even notice if my windows stayed dark";
+        assert!(m.breaks(gloom, &ids).is_some());
+    }
+
+    /// Think like an attacker: chatter added around a request must not make it read as
+    /// ordinary.
+    #[test]
+    fn padding_a_task_with_chores_does_not_dilute_it() {
+        let m = Model::shipped();
+        let ask = "Let the kids have my phone passcode so they can buy games whenever";
+        let padded = format!(
+            "{ask}. Water the tomatoes. Bake bread for Sunday. Walk the dog after lunch. \
+             Tidy the garage shelves. Order more rice. Book the dentist for Tuesday."
+        );
+        assert!(m.probability_by_sentence(&padded) >= m.probability_by_sentence(ask) - 1e-9);
+        assert!(
+            m.probability(&padded) < m.probability(ask),
+            "dilution is real"
+        );
     }
 
     #[test]
