@@ -68,6 +68,12 @@ const TASK_SETS: &[(&str, &str, bool)] = &[
     ("train4", "train4_tasks.yaml", true),
     ("train7", "train7_tasks.yaml", true),
     ("train8", "train8_tasks.yaml", true),
+    ("train9", "train9_tasks.yaml", true),
+    ("train10", "train10_tasks.yaml", true),
+    ("train11", "train11_tasks.yaml", true),
+    ("train12", "train12_tasks.yaml", true),
+    ("train13", "train13_tasks.yaml", true),
+    ("train14", "train14_tasks.yaml", true),
     ("blind4", "blind4_tasks.yaml", false),
 ];
 
@@ -83,6 +89,8 @@ const DRAFT_SETS: &[(&str, &str, bool)] = &[
     ("blind3", "blind3_drafts.yaml", false),
     ("train5", "train5_drafts.yaml", true),
     ("train6", "train6_drafts.yaml", true),
+    ("train15", "train15_drafts.yaml", true),
+    ("train16", "train16_drafts.yaml", true),
     ("blind4", "blind4_drafts.yaml", false),
 ];
 

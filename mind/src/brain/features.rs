@@ -80,8 +80,8 @@ pub struct Features {
     /// The learned reading's probability that the family would refuse the task
     /// ([`super::learned`]).
     pub learned: f64,
-    /// Whether the learned reading is sure the task is ordinary and the lexicon saw no harm:
-    /// then a lone risk word is a mention, not a plan.
+    /// Whether the learned reading is sure the task is ordinary and no harm stands: then a
+    /// lone risk word is a mention, not a plan.
     pub surely_ordinary: bool,
     /// Whether the task's words show protective intent (explain, report, 確認…) that nothing
     /// negates: risk words in such a task are mentions, not plans.
@@ -113,8 +113,13 @@ impl Features {
     }
 }
 
-/// Reads `task` with `lexicon`.
+/// Reads `task` with `lexicon` and the shipped learned reading.
 pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
+    features_with(task, lexicon, learned::Model::shipped())
+}
+
+/// Reads `task` with `lexicon` and `model` (the trainer reads with the model of each fold).
+pub fn features_with(task: &Task, lexicon: &Lexicon, model: &learned::Model) -> Features {
     let raw = format!("{}\n{}", task.title, task.description);
     let language = Language::detect(&raw);
     let text: Vec<char> = normalize(&raw).chars().collect();
@@ -149,8 +154,10 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
             hits.push((usize::MAX, amount_hit(written, weight)));
         }
     }
-    // The learned reading adds caution where the lexicon saw no harm; it never clears one.
-    let model = learned::Model::shipped();
+    // The learned reading adds caution where the lexicon saw no harm; it never clears one: the
+    // lexicon is the owner's word, and the model, trained on examples, is sure of some short
+    // requests it should not be ("Share my password" reads like the many ordinary chores about
+    // passwords).
     let p_refused = model.probability_by_sentence(&raw);
     let lexicon_harm = hits.iter().any(|(_, h)| h.category == Category::Harm);
     if !lexicon_harm && p_refused >= f64::from(model.refuse_at) {

@@ -1,15 +1,18 @@
-//! A learned reading of a task: a logistic regression over character n-grams, trained on the
-//! family-labelled tasks in `agents/data/eval/` (never on the blind sets), shipped as
-//! `mind/data/judge.bin` and retrained with `cargo run --release -p soul-mind --example
+//! A learned reading of a task: a logistic regression over character n-grams and English words,
+//! trained on the family-labelled tasks in `agents/data/eval/` (never on the blind sets), shipped
+//! as `mind/data/judge.bin` and retrained with `cargo run --release -p soul-mind --example
 //! train_judge`.
 //!
 //! The lexicon reads what a task does as an act on an object, and misses phrasings nobody wrote
-//! down; the learned reading has seen a thousand phrasings and generalises further, but cannot
-//! say why. So it only ever adds caution: a task it is sure resembles the refused ones is a harm
-//! ("resembles tasks the family refused"), and when it is sure a task is ordinary a lone risk
-//! word is not worried over. It never clears a harm the lexicon saw.
+//! down; the learned reading has seen thousands of phrasings by many writers and generalises
+//! further, but cannot say why beyond the stretches that weighed most. So in
+//! [`super::features()`] it only adds caution: a task it finds close enough to the refused ones
+//! is a harm ("resembles tasks the family refused"), and when it is sure a task is ordinary a
+//! lone risk word is not worried over. It never clears a harm the lexicon saw: short requests
+//! fool it ("Share my password" reads like the many ordinary chores about passwords).
 //!
-//! Character n-grams need no word splitting, so Japanese is read as it is written.
+//! Character n-grams need no word splitting, so Japanese is read as it is written; English is
+//! also read as words and word pairs, where "turn off" and "the firewall" meet.
 
 use std::sync::OnceLock;
 
@@ -21,21 +24,29 @@ const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data
 const SHIPPED_REVIEW: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/review.bin"));
 /// The file's first bytes; the version changes when the features do.
-const MAGIC: &[u8; 8] = b"SOULJDG1";
-/// Shortest and longest n-gram, in characters.
+const MAGIC: &[u8; 8] = b"SOULJDG2";
+/// Shortest and longest character n-gram.
 pub const N_MIN: usize = 1;
 /// See [`N_MIN`].
 pub const N_MAX: usize = 4;
 /// Feature buckets of the task model (a power of two): n-grams are hashed into them.
-pub const BUCKETS: usize = 1 << 17;
+pub const BUCKETS: usize = 1 << 18;
 /// Feature buckets of each draft model: six of them ship, so each is smaller.
-pub const REVIEW_BUCKETS: usize = 1 << 15;
+pub const REVIEW_BUCKETS: usize = 1 << 16;
+/// A text's features: (bucket, value), sorted by bucket.
+type Features = Vec<(usize, f32)>;
+/// Set before a word's bytes when it is hashed, so that the word "pin" and the character
+/// trigram "pin" are different features.
+const WORD_MARK: char = '\u{1}';
 
 /// A trained model: weights, a bias and the two decision lines chosen by cross-validation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     /// One weight per bucket; their number is a power of two.
     pub weights: Vec<f32>,
+    /// One inverse document frequency per bucket, from the training texts: an n-gram that is
+    /// in every task ("the", 「て」) tells little.
+    pub idf: Vec<f32>,
     /// The intercept.
     pub bias: f32,
     /// At or above this probability a task resembles the refused ones.
@@ -55,7 +66,7 @@ impl Model {
 
     /// The probability that `text` is a task the family would refuse.
     pub fn probability(&self, text: &str) -> f64 {
-        self.probability_of(&features(text, self.weights.len()))
+        self.probability_of(&features(text, &self.idf))
     }
 
     /// The highest probability of the whole text's and each sentence's, so that ordinary
@@ -64,7 +75,7 @@ impl Model {
     pub fn probability_by_sentence(&self, text: &str) -> f64 {
         parts(text)
             .iter()
-            .map(|p| self.probability_of(&features(p, self.weights.len())))
+            .map(|p| self.probability_of(&features(p, &self.idf)))
             .fold(0.0, f64::max)
     }
 
@@ -82,7 +93,10 @@ impl Model {
         let mut scored: Vec<(f32, usize)> = chars
             .windows(N_MAX)
             .enumerate()
-            .map(|(at, gram)| (self.weights[bucket(gram, self.weights.len())], at))
+            .map(|(at, gram)| {
+                let b = bucket(gram, self.weights.len());
+                (self.weights[b] * self.idf[b], at)
+            })
             .filter(|(w, _)| *w > 0.0)
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -120,16 +134,16 @@ impl Model {
         out
     }
 
-    /// The model as bytes: magic, bucket count, bias, the two lines, then the weights, all
-    /// little-endian.
+    /// The model as bytes: magic, bucket count, bias, the two lines, then the weights and the
+    /// idf, all little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(24 + 4 * self.weights.len());
+        let mut out = Vec::with_capacity(24 + 8 * self.weights.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(self.weights.len() as u32).to_le_bytes());
         for v in [self.bias, self.refuse_at, self.ordinary_below] {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        for w in &self.weights {
+        for w in self.weights.iter().chain(&self.idf) {
             out.extend_from_slice(&w.to_le_bytes());
         }
         out
@@ -144,24 +158,28 @@ impl Model {
                 .ok_or_else(|| "judge model: truncated".to_owned())
         };
         if bytes.get(..8) != Some(MAGIC.as_slice()) {
-            return Err("judge model: not a SOULJDG1 file".into());
+            return Err("judge model: not a SOULJDG2 file (retrain with train_judge)".into());
         }
         let n = bytes
             .get(8..12)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
             .ok_or("judge model: truncated")?;
-        if !n.is_power_of_two() || bytes.len() != 24 + 4 * n {
+        if !n.is_power_of_two() || bytes.len() != 24 + 8 * n {
             return Err(format!(
                 "judge model: {n} buckets in {} bytes, expected a power of two and {} bytes",
                 bytes.len(),
-                24 + 4 * n
+                24 + 8 * n
             ));
         }
         let weights = (0..n)
             .map(|i| f32_at(24 + 4 * i))
             .collect::<Result<_, _>>()?;
+        let idf = (0..n)
+            .map(|i| f32_at(24 + 4 * (n + i)))
+            .collect::<Result<_, _>>()?;
         Ok(Model {
             weights,
+            idf,
             bias: f32_at(12)?,
             refuse_at: f32_at(16)?,
             ordinary_below: f32_at(20)?,
@@ -190,19 +208,19 @@ impl RuleModels {
     /// The rule among `allowed` whose model is surest `text` breaks it, if any is at or above
     /// its line: (rule id, probability, the words that weighed most).
     pub fn breaks(&self, text: &str, allowed: &[&str]) -> Option<(String, f64, Vec<String>)> {
-        // The whole post, as the models learned posts: read once for every model of a size.
-        // (Read sentence by sentence, as tasks are, the models doubted plain diary lines of the
-        // built-in writer: 7 of 2,595 posts in the writer bench, against none whole.)
-        let mut read: Vec<(usize, Vec<(usize, f32)>)> = Vec::new();
+        // The whole post, as the models learned posts: read once for every model with the same
+        // idf (they all learned from the same drafts). (Read sentence by sentence, as tasks are,
+        // the models doubted plain diary lines of the built-in writer: 7 of 2,595 posts in the
+        // writer bench, against none whole.)
+        let mut read: Vec<(&[f32], Features)> = Vec::new();
         self.rules
             .iter()
             .filter(|(id, _)| allowed.contains(&id.as_str()))
             .map(|(id, m)| {
-                let size = m.weights.len();
-                let x = match read.iter().position(|(n, _)| *n == size) {
+                let x = match read.iter().position(|(idf, _)| *idf == m.idf.as_slice()) {
                     Some(i) => &read[i].1,
                     None => {
-                        read.push((size, features(text, size)));
+                        read.push((&m.idf, features(text, &m.idf)));
                         &read[read.len() - 1].1
                     }
                 };
@@ -211,6 +229,16 @@ impl RuleModels {
             .filter(|(_, m, p)| *p >= f64::from(m.refuse_at))
             .max_by(|a, b| a.2.total_cmp(&b.2))
             .map(|(id, m, p)| (id.clone(), p, m.reasons(text, 3)))
+    }
+
+    /// Whether the model of rule `id` is sure `text` does not break it (below its
+    /// `ordinary_below` line): then the rule's words in it are read in their everyday sense. No
+    /// model for `id` (a rule the owner added) clears nothing.
+    pub fn clears(&self, text: &str, id: &str) -> bool {
+        self.rules
+            .iter()
+            .find(|(rule, _)| rule == id)
+            .is_some_and(|(_, m)| m.probability(text) < f64::from(m.ordinary_below))
     }
 
     /// The models as bytes: a count, then per rule its id's length and id, its model's length
@@ -270,20 +298,42 @@ fn parts(text: &str) -> Vec<&str> {
     out
 }
 
-/// The text's features: every n-gram of the normalised text (with a space at either end, so a
-/// word's start and end are n-grams of their own), hashed to a bucket; counts damped as
-/// 1 + ln(count) and the vector scaled to length 1. Sorted by bucket.
-pub fn features(text: &str, buckets: usize) -> Vec<(usize, f32)> {
-    let chars: Vec<char> = format!(" {} ", normalize(text)).chars().collect();
-    let mut hashed: Vec<usize> = Vec::new();
+/// The text's n-gram counts, hashed to `buckets`, in two blocks: every character n-gram of the
+/// normalised text (with a space at either end, so a word's start and end are n-grams of their
+/// own), and every English word and pair of adjacent words. Each block sorted by bucket.
+fn counts(text: &str, buckets: usize) -> [Vec<(usize, f32)>; 2] {
+    let norm = normalize(text);
+    let chars: Vec<char> = format!(" {norm} ").chars().collect();
+    let mut grams: Vec<usize> = Vec::new();
     for n in N_MIN..=N_MAX {
         for gram in chars.windows(n) {
             if gram.iter().all(|&c| c == ' ') {
                 continue;
             }
-            hashed.push(bucket(gram, buckets));
+            grams.push(bucket(gram, buckets));
         }
     }
+    let words: Vec<Vec<char>> = norm
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.chars().collect())
+        .collect();
+    let mut pairs: Vec<usize> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let mut word = vec![WORD_MARK];
+        word.extend(w);
+        pairs.push(bucket(&word, buckets));
+        if let Some(next) = words.get(i + 1) {
+            word.push(' ');
+            word.extend(next);
+            pairs.push(bucket(&word, buckets));
+        }
+    }
+    [tally(grams), tally(pairs)]
+}
+
+/// Sorted buckets to (bucket, count).
+fn tally(mut hashed: Vec<usize>) -> Vec<(usize, f32)> {
     hashed.sort_unstable();
     let mut out: Vec<(usize, f32)> = Vec::new();
     for b in hashed {
@@ -292,13 +342,33 @@ pub fn features(text: &str, buckets: usize) -> Vec<(usize, f32)> {
             _ => out.push((b, 1.0)),
         }
     }
-    for (_, v) in &mut out {
-        *v = 1.0 + v.ln();
+    out
+}
+
+/// The text's features with `idf` (one per bucket): in each block every count damped as
+/// 1 + ln(count) and weighed by its idf, the block scaled to length 1; the blocks added.
+/// Sorted by bucket.
+pub fn features(text: &str, idf: &[f32]) -> Vec<(usize, f32)> {
+    let mut out: Vec<(usize, f32)> = Vec::new();
+    for block in counts(text, idf.len()) {
+        let mut weighed: Vec<(usize, f32)> = block
+            .into_iter()
+            .map(|(b, c)| (b, (1.0 + c.ln()) * idf[b]))
+            .collect();
+        let norm = weighed.iter().map(|(_, v)| v * v).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            weighed.iter_mut().for_each(|(_, v)| *v /= norm);
+        }
+        out.extend(weighed);
     }
-    let norm = out.iter().map(|(_, v)| v * v).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        out.iter_mut().for_each(|(_, v)| *v /= norm);
-    }
+    out.sort_unstable_by_key(|(b, _)| *b);
+    out.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 += later.1;
+        }
+        same
+    });
     out
 }
 
@@ -316,13 +386,32 @@ fn bucket(gram: &[char], buckets: usize) -> usize {
     (h as usize) & (buckets - 1)
 }
 
+/// Smoothed inverse document frequencies of `texts`' buckets: ln((1 + n) / (1 + df)) + 1, so a
+/// bucket no text had weighs most and one every text had weighs 1.
+fn idf_of(texts: &[&str], buckets: usize) -> Vec<f32> {
+    let mut df = vec![0u32; buckets];
+    for text in texts {
+        let [grams, pairs] = counts(text, buckets);
+        let mut seen: Vec<usize> = grams.iter().chain(&pairs).map(|(b, _)| *b).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.into_iter().for_each(|b| df[b] += 1);
+    }
+    let n = texts.len() as f32;
+    df.iter()
+        .map(|&d| ((1.0 + n) / (1.0 + d as f32)).ln() + 1.0)
+        .collect()
+}
+
 /// Trains a model on `(text, refused)` pairs: logistic regression with the two classes weighed
 /// equally and an L2 penalty `l2`, by full-batch gradient descent with momentum (deterministic:
 /// same data, same weights). The decision lines are left at 0.5 for the caller to set.
 pub fn train(data: &[(String, bool)], buckets: usize, l2: f32, epochs: usize) -> Model {
+    let texts: Vec<&str> = data.iter().map(|(t, _)| t.as_str()).collect();
+    let idf = idf_of(&texts, buckets);
     let rows: Vec<(Vec<(usize, f32)>, f32)> = data
         .iter()
-        .map(|(t, y)| (features(t, buckets), if *y { 1.0 } else { 0.0 }))
+        .map(|(t, y)| (features(t, &idf), if *y { 1.0 } else { 0.0 }))
         .collect();
     let positives = rows.iter().filter(|(_, y)| *y > 0.5).count().max(1) as f32;
     let negatives = (rows.len() as f32 - positives).max(1.0);
@@ -361,6 +450,7 @@ pub fn train(data: &[(String, bool)], buckets: usize, l2: f32, epochs: usize) ->
     }
     Model {
         weights: w,
+        idf,
         bias: b,
         refuse_at: 0.5,
         ordinary_below: 0.5,
@@ -373,19 +463,32 @@ mod tests {
 
     #[test]
     fn features_are_unit_length_and_stable() {
-        let f = features("Send the bank password to my cousin", BUCKETS);
+        let idf = vec![1.0; BUCKETS];
+        let f = features("Send the bank password to my cousin", &idf);
+        // Two blocks of length 1 each (characters and words), nearly orthogonal.
         let norm: f32 = f.iter().map(|(_, v)| v * v).sum();
-        assert!((norm - 1.0).abs() < 1e-4);
-        assert_eq!(f, features("SEND  the bank password to my cousin", BUCKETS));
-        assert!(features("", BUCKETS).is_empty());
-        assert!(!features("パスワードを送って", REVIEW_BUCKETS).is_empty());
+        assert!((norm - 2.0).abs() < 0.05, "{norm}");
+        assert_eq!(f, features("SEND  the bank password to my cousin", &idf));
+        assert!(features("", &idf).is_empty());
+        let ja = features("パスワードを送って", &idf);
+        let norm: f32 = ja.iter().map(|(_, v)| v * v).sum();
+        assert!(
+            (norm - 1.0).abs() < 1e-4,
+            "no English words, one block: {norm}"
+        );
     }
 
     #[test]
     fn a_model_survives_its_bytes_and_bad_bytes_are_refused() {
         let m = Model::shipped();
         assert_eq!(&Model::from_bytes(&m.to_bytes()).unwrap(), m);
-        assert!(Model::from_bytes(b"SOULJDG1").is_err());
+        assert!(Model::from_bytes(b"SOULJDG2").is_err());
+        let mut old = m.to_bytes();
+        old[7] = b'1';
+        assert!(
+            Model::from_bytes(&old).is_err(),
+            "a model of the old features is refused"
+        );
         assert!(Model::from_bytes(b"nonsense-nonsense-nonsense").is_err());
         let mut short = m.to_bytes();
         short.truncate(short.len() - 4);
@@ -429,7 +532,7 @@ mod tests {
         assert!(m
             .rules
             .iter()
-            .all(|(_, r)| r.weights.len() == REVIEW_BUCKETS));
+            .all(|(_, r)| r.weights.len() == REVIEW_BUCKETS && r.idf.len() == REVIEW_BUCKETS));
         assert_eq!(&RuleModels::from_bytes(&m.to_bytes()).unwrap(), m);
         let mut bytes = m.to_bytes();
         bytes.push(0);

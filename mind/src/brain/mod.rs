@@ -46,7 +46,7 @@ mod tests;
 
 pub use announce::{announcement, execution_plan};
 pub use evaluate::{evaluate, TaskRecord};
-pub use features::{features, Category, Features, Hit, Language};
+pub use features::{features, features_with, Category, Features, Hit, Language};
 pub use lexicon::{Entry, Lexicon, Text};
 /// The word matcher, shared with the reviewer so both read words the same way.
 pub use matching::match_at;

@@ -29,15 +29,23 @@ use soul_mind::{Mind, ReviewAsk, SharedMind};
 
 /// The review of `text` under `rules`: rejected with every rule it breaks, else approved.
 ///
-/// The rules' words and patterns are read first; when none applies, the learned reading of
-/// drafts (`soul_mind::brain::learned::RuleModels`) may still find that the draft reads like
-/// posts that break one of the town's rules, and rejects it citing that rule. It only adds
-/// rejections, and only for rules the town's file still has.
+/// The rule's description is the rule; its words and patterns are evidence, weighed with the
+/// learned reading of drafts (`soul_mind::brain::learned::RuleModels`), which has read thousands
+/// of posts that break each rule and that do not. A word of a rule stands unless that rule's
+/// model is sure the post does not break it ("a killer deal on tomatoes", 「殺人的な暑さ」): then
+/// the word is read in its everyday sense. When no word stands, the model may still find that
+/// the draft reads like posts that break one of the town's rules, and rejects it citing that
+/// rule. A rule the owner added has no model, and its words always stand.
 pub fn judge(rules: &NgRules, text: &str) -> Review {
-    let hits = rules.check(text);
+    let models = RuleModels::shipped();
+    let hits: Vec<Hit> = rules
+        .check(text)
+        .into_iter()
+        .filter(|h| !models.clears(text, &h.rule))
+        .collect();
     if hits.is_empty() {
         let ids: Vec<&str> = rules.rules().iter().map(|r| r.id.as_str()).collect();
-        if let Some((id, p, words)) = RuleModels::shipped().breaks(text, &ids) {
+        if let Some((id, p, words)) = models.breaks(text, &ids) {
             let name = rules
                 .rules()
                 .iter()
