@@ -35,6 +35,11 @@
 //! `--misses`; `blind2` never. `dev5_*` and `blind3_*` (120 + 120 each), written the same way
 //! on the next day by two more writers, the same: dev5 tuned on after its first measure, blind3
 //! never read.
+//!
+//! `train*` (12 × 440 tasks, 4 × 420 drafts) were written by sixteen more writers to teach the
+//! learned readings (`soul_mind::brain::learned`); each was measured untouched before it was
+//! learned from. `blind4_*` (240 + 240), by two more, was committed unread before the learned
+//! readings changed, and is never printed with its misses.
 
 use std::cell::Cell;
 use std::path::Path;
