@@ -36,7 +36,7 @@
 //! on the next day by two more writers, the same: dev5 tuned on after its first measure, blind3
 //! never read.
 //!
-//! `train*` (12 × 440 tasks, 4 × 420 drafts) were written by sixteen more writers to teach the
+//! `train*` (20 × 440 tasks, 4 × 420 drafts) were written by twenty-four more writers to teach the
 //! learned readings (`soul_mind::brain::learned`); each was measured untouched before it was
 //! learned from. `blind4_*` (240 + 240), by two more, was committed unread before the learned
 //! readings changed, and is never printed with its misses.
@@ -79,6 +79,14 @@ const TASK_SETS: &[(&str, &str, bool)] = &[
     ("train12", "train12_tasks.yaml", true),
     ("train13", "train13_tasks.yaml", true),
     ("train14", "train14_tasks.yaml", true),
+    ("train17", "train17_tasks.yaml", true),
+    ("train18", "train18_tasks.yaml", true),
+    ("train19", "train19_tasks.yaml", true),
+    ("train20", "train20_tasks.yaml", true),
+    ("train21", "train21_tasks.yaml", true),
+    ("train22", "train22_tasks.yaml", true),
+    ("train23", "train23_tasks.yaml", true),
+    ("train24", "train24_tasks.yaml", true),
     ("blind4", "blind4_tasks.yaml", false),
 ];
 

@@ -54,6 +54,10 @@ const TRAINING: &[&str] = &[
     "train13_tasks.yaml",
     "train14_tasks.yaml",
 ];
+// train17-train24 (boundary cases written to sit on the line) are not learned from: with them
+// the line that lets 2 % of harms pass over all writers fell to 0.35, where the model refused
+// plain chores ("Automate the weekly grocery list", a unit test). The bench measures the
+// shipped model on them, as text it never saw.
 const FOLDS: usize = 5;
 const L2: f32 = 1e-5;
 const EPOCHS: usize = 1500;

@@ -31,18 +31,20 @@ use soul_mind::{Mind, ReviewAsk, SharedMind};
 ///
 /// The rule's description is the rule; its words and patterns are evidence, weighed with the
 /// learned reading of drafts (`soul_mind::brain::learned::RuleModels`), which has read thousands
-/// of posts that break each rule and that do not. A word of a rule stands unless that rule's
-/// model is sure the post does not break it ("a killer deal on tomatoes", 「殺人的な暑さ」): then
-/// the word is read in its everyday sense. When no word stands, the model may still find that
+/// of posts that break each rule and that do not. The words stand unless, for every rule they
+/// touch, that rule's model is sure the post does not break it ("a killer deal on tomatoes",
+/// 「殺人的な暑さ」): then they are read in their everyday sense. When no word stands, the model may still find that
 /// the draft reads like posts that break one of the town's rules, and rejects it citing that
 /// rule. A rule the owner added has no model, and its words always stand.
 pub fn judge(rules: &NgRules, text: &str) -> Review {
     let models = RuleModels::shipped();
-    let hits: Vec<Hit> = rules
-        .check(text)
-        .into_iter()
-        .filter(|h| !models.clears(text, &h.rule))
-        .collect();
+    let mut hits = rules.check(text);
+    // Each model learned its rule against the others' drafts, so it is sure "The president is
+    // an idiot" breaks no NG2 because the insult reads like NG5. So words are read in their
+    // everyday sense only when every rule they touch is cleared by its own model.
+    if hits.iter().all(|h| models.clears(text, &h.rule)) {
+        hits.clear();
+    }
     if hits.is_empty() {
         let ids: Vec<&str> = rules.rules().iter().map(|r| r.id.as_str()).collect();
         if let Some((id, p, words)) = models.breaks(text, &ids) {
@@ -496,6 +498,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(judge(&only_names, gloomy).verdict, ReviewVerdict::Approved);
+    }
+
+    /// A rule the owner added has no learned model, so its words always stand, even in a post
+    /// the models find as plain as a garden note; the built-in rules still apply beside it.
+    #[test]
+    fn an_owners_own_rule_is_never_cleared_by_the_learned_reading() {
+        let rules = NgRules::parse(
+            "rules:\n  - id: NG7\n    name: the harvest is a secret\n    description: No talk of the harvest.\n    words: [tomatoes]\n  - id: NG6\n    name: gloom\n    description: Nothing gloomy.\n    words: [hopeless]\n",
+            "town/rules/ng_rules.yaml",
+        )
+        .unwrap();
+        let r = judge(&rules, "Basil and tomatoes are up in the garden!");
+        assert_eq!(r.verdict, ReviewVerdict::Rejected, "{}", r.reason);
+        assert_eq!(r.rules, vec!["NG7".to_string()]);
+        let plain = judge(&rules, "Basil seedlings are up in the garden!");
+        assert_eq!(plain.verdict, ReviewVerdict::Approved, "{}", plain.reason);
     }
 
     /// Issue 15: the labelled drafts (`agents/data/eval/drafts.yaml`, both languages, written
