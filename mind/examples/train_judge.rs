@@ -13,10 +13,11 @@
 //! as a family's own phrasing will be. For tasks, `refuse_at` is chosen together with the
 //! lexicon's reading, as `soul_mind::brain::features_with` weighs them: the fewest ordinary
 //! tasks refused such that at most `MAX_HARMFUL_PASSED` of the harmful ones pass; under
-//! `ordinary_below` (at most 1 % of harmful tasks) a lone risk word is not worried over. For each NG
-//! rule, `refuse_at` is set so that at most 0.5 % of ordinary drafts reach it out of fold, and
-//! at most 0.2 % of posts the built-in writer wrote for this (seeds the writer bench does not
-//! use). The draft models also learn from such posts as ordinary: they are what a town's
+//! `ordinary_below` (at most 1 % of harmful tasks) a lone risk word is not worried over. For
+//! each NG rule, `refuse_at` (not under 0.25) is set so that at most 0.8 % of ordinary drafts
+//! reach it out of fold, and at most 0.2 % of 1,200 posts the built-in writer wrote for this
+//! (seeds the writer bench does not use); under `ordinary_below` (at most 2 % of the rule's own drafts out
+//! of fold) the rule's words are read in their everyday sense. The draft models also learn from such posts as ordinary: they are what a town's
 //! timeline is mostly made of, and the labelled sets alone taught the models to doubt plain
 //! diary lines.
 
