@@ -208,14 +208,34 @@ impl RuleModels {
     /// The rule among `allowed` whose model is surest `text` breaks it, if any is at or above
     /// its line: (rule id, probability, the words that weighed most).
     pub fn breaks(&self, text: &str, allowed: &[&str]) -> Option<(String, f64, Vec<String>)> {
-        // The whole post, as the models learned posts: read once for every model with the same
-        // idf (they all learned from the same drafts). (Read sentence by sentence, as tasks are,
-        // the models doubted plain diary lines of the built-in writer: 7 of 2,595 posts in the
-        // writer bench, against none whole.)
+        self.read(text, allowed)
+            .into_iter()
+            .filter(|(_, m, p)| *p >= f64::from(m.refuse_at))
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .map(|(id, m, p)| (id.to_owned(), p, m.reasons(text, 3)))
+    }
+
+    /// Whether, for every rule of `ids`, that rule's model is sure `text` does not break it
+    /// (below its `ordinary_below` line): then those rules' words in it are read in their
+    /// everyday sense. A rule without a model (one the owner added) is never cleared.
+    pub fn clear(&self, text: &str, ids: &[&str]) -> bool {
+        let read = self.read(text, ids);
+        ids.iter().all(|id| {
+            read.iter()
+                .any(|(rule, m, p)| rule == id && *p < f64::from(m.ordinary_below))
+        })
+    }
+
+    /// Each rule among `ids` that has a model, the model, and its probability that `text`
+    /// breaks the rule. The whole post is read, as the models learned posts, once for every
+    /// model with the same idf (they all learned from the same drafts). (Read sentence by
+    /// sentence, as tasks are, the models doubted plain diary lines of the built-in writer: 7
+    /// of 2,595 posts in the writer bench, against none whole.)
+    fn read(&self, text: &str, ids: &[&str]) -> Vec<(&str, &Model, f64)> {
         let mut read: Vec<(&[f32], Features)> = Vec::new();
         self.rules
             .iter()
-            .filter(|(id, _)| allowed.contains(&id.as_str()))
+            .filter(|(id, _)| ids.contains(&id.as_str()))
             .map(|(id, m)| {
                 let x = match read.iter().position(|(idf, _)| *idf == m.idf.as_slice()) {
                     Some(i) => &read[i].1,
@@ -224,21 +244,9 @@ impl RuleModels {
                         &read[read.len() - 1].1
                     }
                 };
-                (id, m, m.probability_of(x))
+                (id.as_str(), m, m.probability_of(x))
             })
-            .filter(|(_, m, p)| *p >= f64::from(m.refuse_at))
-            .max_by(|a, b| a.2.total_cmp(&b.2))
-            .map(|(id, m, p)| (id.clone(), p, m.reasons(text, 3)))
-    }
-
-    /// Whether the model of rule `id` is sure `text` does not break it (below its
-    /// `ordinary_below` line): then the rule's words in it are read in their everyday sense. No
-    /// model for `id` (a rule the owner added) clears nothing.
-    pub fn clears(&self, text: &str, id: &str) -> bool {
-        self.rules
-            .iter()
-            .find(|(rule, _)| rule == id)
-            .is_some_and(|(_, m)| m.probability(text) < f64::from(m.ordinary_below))
+            .collect()
     }
 
     /// The models as bytes: a count, then per rule its id's length and id, its model's length

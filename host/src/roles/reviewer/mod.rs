@@ -42,7 +42,8 @@ pub fn judge(rules: &NgRules, text: &str) -> Review {
     // Each model learned its rule against the others' drafts, so it is sure "The president is
     // an idiot" breaks no NG2 because the insult reads like NG5. So words are read in their
     // everyday sense only when every rule they touch is cleared by its own model.
-    if hits.iter().all(|h| models.clears(text, &h.rule)) {
+    let touched: Vec<&str> = hits.iter().map(|h| h.rule.as_str()).collect();
+    if models.clear(text, &touched) {
         hits.clear();
     }
     if hits.is_empty() {
