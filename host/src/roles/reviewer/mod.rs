@@ -33,9 +33,10 @@ use soul_mind::{Mind, ReviewAsk, SharedMind};
 /// learned reading of drafts (`soul_mind::brain::learned::RuleModels`), which has read thousands
 /// of posts that break each rule and that do not. The words stand unless, for every rule they
 /// touch, that rule's model is sure the post does not break it ("a killer deal on tomatoes",
-/// 「殺人的な暑さ」): then they are read in their everyday sense. When no word stands, the model may still find that
-/// the draft reads like posts that break one of the town's rules, and rejects it citing that
-/// rule. A rule the owner added has no model, and its words always stand.
+/// 「殺人的な暑さ」): then they are read in their everyday sense. When no word stands, the
+/// model may still find that the draft reads like posts that break one of the town's rules, and
+/// rejects it citing that rule. A rule the owner added has no model, and its words always
+/// stand.
 pub fn judge(rules: &NgRules, text: &str) -> Review {
     let models = RuleModels::shipped();
     let mut hits = rules.check(text);
