@@ -215,14 +215,24 @@ impl RuleModels {
             .map(|(id, m, p)| (id.to_owned(), p, m.reasons(text, 3)))
     }
 
-    /// Whether, for every rule of `ids`, that rule's model is sure `text` does not break it
-    /// (below its `ordinary_below` line): then those rules' words in it are read in their
-    /// everyday sense. A rule without a model (one the owner added) is never cleared.
-    pub fn clear(&self, text: &str, ids: &[&str]) -> bool {
-        let read = self.read(text, ids);
-        ids.iter().all(|id| {
-            read.iter()
-                .any(|(rule, m, p)| rule == id && *p < f64::from(m.ordinary_below))
+    /// Whether, for every (rule, words) of `found`, that rule's model is sure `text` does not
+    /// break it (below its `ordinary_below` line), read whole and read around the words:
+    /// then those rules' words are read in their everyday sense. Around the words, because a
+    /// post padded with cheerful chatter reads as fine whole ("Sunny skies, warm bread, …, and
+    /// the new family down the road are idiots"). Words not found in the text as written, and a
+    /// rule without a model (one the owner added), are never cleared.
+    pub fn clear(&self, text: &str, found: &[(&str, &str)]) -> bool {
+        let ids: Vec<&str> = found.iter().map(|(id, _)| *id).collect();
+        let whole = self.read(text, &ids);
+        found.iter().all(|(id, words)| {
+            let Some(near) = around(text, words) else {
+                return false;
+            };
+            let sure = |read: &[(&str, &Model, f64)]| {
+                read.iter()
+                    .any(|(rule, m, p)| rule == id && *p < f64::from(m.ordinary_below))
+            };
+            sure(&whole) && sure(&self.read(near, &[id]))
         })
     }
 
@@ -290,6 +300,34 @@ impl RuleModels {
         }
         Ok(RuleModels { rules })
     }
+}
+
+/// Characters of context either side of a rule's words that [`RuleModels::clear`] reads.
+const AROUND: usize = 40;
+
+/// The stretch of `text` from `AROUND` characters before `words` (found case-insensitively)
+/// to as many after, or `None` when `words` are not in `text` as written.
+fn around<'a>(text: &'a str, words: &str) -> Option<&'a str> {
+    let lower = text.to_lowercase();
+    let words = words.to_lowercase();
+    // Lowercasing may change byte lengths outside ASCII; then the whole text is the context.
+    if words.is_empty() || lower.len() != text.len() {
+        return text.to_lowercase().contains(&words).then_some(text);
+    }
+    let at = lower.find(&words)?;
+    if !text.is_char_boundary(at) || !text.is_char_boundary(at + words.len()) {
+        return Some(text);
+    }
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .nth(AROUND - 1)
+        .map_or(0, |(i, _)| i);
+    let end = text[at + words.len()..]
+        .char_indices()
+        .nth(AROUND)
+        .map_or(text.len(), |(i, _)| at + words.len() + i);
+    Some(&text[start..end])
 }
 
 /// The text itself and, when it has more than one, each of its sentences.

@@ -43,8 +43,11 @@ pub fn judge(rules: &NgRules, text: &str) -> Review {
     // Each model learned its rule against the others' drafts, so it is sure "The president is
     // an idiot" breaks no NG2 because the insult reads like NG5. So words are read in their
     // everyday sense only when every rule they touch is cleared by its own model.
-    let touched: Vec<&str> = hits.iter().map(|h| h.rule.as_str()).collect();
-    if models.clear(text, &touched) {
+    let found: Vec<(&str, &str)> = hits
+        .iter()
+        .map(|h| (h.rule.as_str(), h.matched.as_str()))
+        .collect();
+    if models.clear(text, &found) {
         hits.clear();
     }
     if hits.is_empty() {
@@ -516,6 +519,21 @@ mod tests {
         assert_eq!(r.rules, vec!["NG7".to_string()]);
         let plain = judge(&rules, "Basil seedlings are up in the garden!");
         assert_eq!(plain.verdict, ReviewVerdict::Approved, "{}", plain.reason);
+    }
+
+    /// Think like an attacker: cheerful chatter around an insult must not let the model clear
+    /// the rule's word. Read whole, the padded post reads as fine.
+    #[test]
+    fn padding_a_post_with_cheer_does_not_clear_a_rules_word() {
+        let rules = NgRules::builtin().unwrap();
+        for post in [
+            "Sunny skies, warm bread, happy kids, blooming tulips, fresh coffee, singing birds, and the new family down the road are idiots",
+            "Sunny skies warm bread happy kids blooming tulips fresh coffee singing birds lovely roses and the new family down the road are idiots lovely tea lovely cake lovely music",
+        ] {
+            let r = judge(&rules, post);
+            assert_eq!(r.verdict, ReviewVerdict::Rejected, "{post}: {}", r.reason);
+            assert!(r.rules.contains(&"NG5".to_string()), "{post}: {:?}", r.rules);
+        }
     }
 
     /// Issue 15: the labelled drafts (`agents/data/eval/drafts.yaml`, both languages, written
