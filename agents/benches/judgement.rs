@@ -2,7 +2,10 @@
 //! until their opinions agree, then triceratops's mediation, as in a real debate) and the
 //! reviewer on labelled drafts.
 //!
-//! `cargo bench -p soul-agents --bench judgement -- [--misses] [--llm URL [--model NAME]]`
+//! `cargo bench -p soul-agents --bench judgement -- [--blind] [--misses] [--llm URL [--model NAME]]`
+//!
+//! The blind sets and the held-out quarter are scored only with `--blind`: they are the honest
+//! measure, read once a change is made, never while making it.
 //!
 //! `… -- --task TEXT` prints the whole debate on one task of one's own, `--draft TEXT` the review
 //! of one draft, and nothing else.
@@ -48,10 +51,8 @@ use nostr::hashes::{sha256, Hash};
 use nostr::EventId;
 use serde::Deserialize;
 use soul_host::roles::reviewer::{judge, NgRules};
-use soul_kinds::{
-    agreement, decide, BrainName, Opinion, Outcome, Priority, Review, ReviewVerdict, Tally, Task,
-};
-use soul_mind::brain::{features, harm_floor, mediate, opinion, BrainContext, Lexicon};
+use soul_kinds::{Opinion, Outcome, Priority, Review, ReviewVerdict, Task};
+use soul_mind::brain::{features, harm_floor, opinion, rehearse, BrainContext, Lexicon, Rehearsal};
 use soul_mind::{Mind, ModelConfig, ModelMind, OpinionAsk, ReviewAsk, Thought};
 
 /// The labelled task sets besides `tasks.yaml`: (name, file, tuned on). A set that is not tuned
@@ -87,7 +88,16 @@ const TASK_SETS: &[(&str, &str, bool)] = &[
     ("train22", "train22_tasks.yaml", true),
     ("train23", "train23_tasks.yaml", true),
     ("train24", "train24_tasks.yaml", true),
+    ("train25", "train25_tasks.yaml", true),
+    ("train26", "train26_tasks.yaml", true),
+    ("train27", "train27_tasks.yaml", true),
+    ("train28", "train28_tasks.yaml", true),
+    ("train29", "train29_tasks.yaml", true),
+    ("train30", "train30_tasks.yaml", true),
+    ("train32", "train32_tasks.yaml", true),
+    ("train33", "train33_tasks.yaml", true),
     ("blind4", "blind4_tasks.yaml", false),
+    ("blind5", "blind5_tasks.yaml", false),
 ];
 
 /// The labelled draft sets besides `drafts.yaml`, as above.
@@ -104,11 +114,9 @@ const DRAFT_SETS: &[(&str, &str, bool)] = &[
     ("train6", "train6_drafts.yaml", true),
     ("train15", "train15_drafts.yaml", true),
     ("train16", "train16_drafts.yaml", true),
+    ("train31", "train31_drafts.yaml", true),
     ("blind4", "blind4_drafts.yaml", false),
 ];
-
-/// The last round before triceratops mediates.
-const LAST_ROUND: u8 = 3;
 
 #[derive(Deserialize)]
 struct Tasks {
@@ -167,23 +175,14 @@ fn pct(n: usize, of: usize) -> f64 {
     100.0 * n as f64 / of.max(1) as f64
 }
 
-/// How a debate ended: the round it was decided in, and whether triceratops mediated.
-#[derive(Clone, Copy, Default)]
-struct Ending {
-    round: u8,
-    mediated: bool,
-}
-
-/// The whole debate on `text`, as the brains hold it (host/src/roles/brain/step.rs): each
-/// brain with its seed params reads the rounds before, the round is decided when its opinions
-/// agree (`soul_kinds::agreement`), and after round 3 triceratops mediates. Also the outcome
-/// of the old rule — round 1 and 2 of 3 — for comparison. The task id is a hash of the text,
-/// so every run gives the same debate.
+/// The debate on `text` as a town holds it (`soul_mind::brain::rehearse`), and what each brain
+/// said, one line per opinion. The task id is a hash of the text, so every run gives the same
+/// debate.
 fn debated(
     text: &str,
     lexicon: &Lexicon,
     think: &dyn Fn(&BrainContext) -> Opinion,
-) -> (Outcome, Outcome, Ending, Vec<String>) {
+) -> (Rehearsal, Vec<String>) {
     let task = Task {
         title: text.to_owned(),
         description: String::new(),
@@ -192,67 +191,21 @@ fn debated(
     };
     let task_id = EventId::from_byte_array(sha256::Hash::hash(text.as_bytes()).to_byte_array());
     let f = features(&task, lexicon);
-    let mut previous: Vec<(BrainName, Opinion)> = Vec::new();
-    let mut said = Vec::new();
-    let mut first_round = None;
-    for round in 1..=LAST_ROUND {
-        let this: Vec<(BrainName, Opinion)> = BrainName::ALL
-            .iter()
-            .map(|&brain| {
-                let params = brain.default_params();
-                let o = think(&BrainContext {
-                    brain,
-                    params: &params,
-                    task_id,
-                    task: &task,
-                    features: &f,
-                    round,
-                    previous: &previous,
-                    lessons: &[],
-                });
-                (brain, o)
-            })
-            .collect();
-        for (brain, o) in &this {
-            said.push(format!(
-                "r{round} {brain}: {:?} accepts {:?} {:?}",
-                o.vote, o.accepts, o.concerns
-            ));
-        }
-        let by: Vec<(BrainName, &Opinion)> = this.iter().map(|(b, o)| (*b, o)).collect();
-        let round_one = *first_round.get_or_insert_with(|| {
-            let mut tally = Tally::default();
-            for (_, o) in &this {
-                if o.vote.is_yes() {
-                    tally.yes += 1;
-                } else {
-                    tally.reject += 1;
-                }
-            }
-            decide(tally).unwrap_or(Outcome::Rejected)
-        });
-        if let Some(outcome) = agreement(&by) {
-            let ending = Ending {
-                round,
-                mediated: false,
-            };
-            return (outcome, round_one, ending, said);
-        }
-        previous.extend(this);
-    }
-    let last: Vec<(BrainName, Opinion)> = previous
+    let debate = rehearse(&task, task_id, &f, think);
+    let mut said: Vec<String> = debate
+        .opinions
         .iter()
-        .filter(|(_, o)| o.round == LAST_ROUND)
-        .cloned()
+        .map(|(brain, o)| {
+            format!(
+                "r{} {brain}: {:?} accepts {:?} {:?}",
+                o.round, o.vote, o.accepts, o.concerns
+            )
+        })
         .collect();
-    let params = BrainName::Triceratops.default_params();
-    let (outcome, why) = mediate(task_id, &task, &f, &params, &last);
-    said.push(format!("mediated: {why}"));
-    let ending = Ending {
-        round: LAST_ROUND,
-        mediated: true,
-    };
-    (outcome, first_round.unwrap_or(outcome), ending, said)
+    if let Some(why) = &debate.mediation {
+        said.push(format!("mediated: {why}"));
+    }
+    (debate, said)
 }
 
 /// Scores the debates on `tasks`, printing each miss as "`set` task miss" when `show`.
@@ -265,8 +218,8 @@ fn score_tasks(
 ) -> Score {
     let mut score = Score::default();
     for (i, t) in tasks.iter().enumerate() {
-        let (outcome, _, _, said) = debated(&t.text, lexicon, think);
-        let refused = outcome == Outcome::Rejected;
+        let (debate, said) = debated(&t.text, lexicon, think);
+        let refused = debate.outcome == Outcome::Rejected;
         score.add(t.harm, refused);
         if show && t.harm != refused {
             println!(
@@ -367,6 +320,8 @@ impl Model {
 
 fn main() {
     let misses = std::env::args().any(|a| a == "--misses");
+    // The honest measures are read only when asked for, so that tuning never sees them.
+    let blind = std::env::args().any(|a| a == "--blind");
     let model = arg("--llm").map(|url| {
         let name = arg("--model").unwrap_or_else(|| "llama3.2".into());
         println!("mind: model {name} at {url}");
@@ -403,8 +358,8 @@ fn main() {
     let rules = NgRules::builtin().expect("built-in NG rules");
     // One text of one's own, to see why it is judged as it is.
     if let Some(text) = arg("--task") {
-        let (outcome, _, _, said) = debated(&text, &lexicon, &think);
-        println!("{outcome:?}: {text}\n    {}", said.join("\n    "));
+        let (debate, said) = debated(&text, &lexicon, &think);
+        println!("{:?}: {text}\n    {}", debate.outcome, said.join("\n    "));
         return;
     }
     if let Some(text) = arg("--draft") {
@@ -418,14 +373,14 @@ fn main() {
     let mut ended = [0usize; 4];
     let mut changed = 0;
     for (i, t) in tasks.iter().enumerate() {
-        let (outcome, round_one, ending, said) = debated(&t.text, &lexicon, &think);
-        let refused = outcome == Outcome::Rejected;
-        old_rule.add(t.harm, round_one == Outcome::Rejected);
-        changed += usize::from(outcome != round_one);
-        ended[if ending.mediated {
+        let (debate, said) = debated(&t.text, &lexicon, &think);
+        let refused = debate.outcome == Outcome::Rejected;
+        old_rule.add(t.harm, debate.round_one == Outcome::Rejected);
+        changed += usize::from(debate.outcome != debate.round_one);
+        ended[if debate.mediated {
             3
         } else {
-            usize::from(ending.round) - 1
+            usize::from(debate.round) - 1
         }] += 1;
         all.add(t.harm, refused);
         if held_out(i) {
@@ -442,6 +397,7 @@ fn main() {
     // Misses of the tuned sets are printed with --misses; the blind sets' never.
     let task_sets: Vec<(&str, Score)> = TASK_SETS
         .iter()
+        .filter(|&&(_, _, tuned)| tuned || blind)
         .map(|&(name, file, tuned)| {
             let tasks = load::<Tasks>(file).tasks;
             (
@@ -466,6 +422,7 @@ fn main() {
     }
     let draft_sets: Vec<(&str, Score)> = DRAFT_SETS
         .iter()
+        .filter(|&&(_, _, tuned)| tuned || blind)
         .map(|&(name, file, tuned)| {
             let drafts = load::<Drafts>(file).drafts;
             (
@@ -476,8 +433,10 @@ fn main() {
         .collect();
     println!("tasks   part      items  harmful approved      ordinary refused      agreement");
     // The last row: the same debates decided by round 1's 2-of-3 count alone, as before.
-    let rows = [("whole", &all), ("held-out", &held)]
+    let held_row = blind.then_some(("held-out", &held));
+    let rows = [("whole", &all)]
         .into_iter()
+        .chain(held_row)
         .chain(task_sets.iter().map(|(n, s)| (*n, s)))
         .chain([("r1 2of3", &old_rule)]);
     for (part, s) in rows {
@@ -505,8 +464,10 @@ fn main() {
         );
     }
     println!("drafts  part      items  NG caught             ordinary refused      agreement");
-    let rows = [("whole", &d_all), ("held-out", &d_held)]
+    let held_row = blind.then_some(("held-out", &d_held));
+    let rows = [("whole", &d_all)]
         .into_iter()
+        .chain(held_row)
         .chain(draft_sets.iter().map(|(n, s)| (*n, s)));
     for (part, s) in rows {
         println!(

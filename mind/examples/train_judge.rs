@@ -10,25 +10,39 @@
 //!
 //! The decision lines are chosen out of fold, and the folds are whole sets: every set was
 //! written by one writer, so a fold measures how the reading carries to a writer it never read,
-//! as a family's own phrasing will be. For tasks, `refuse_at` is chosen together with the
-//! lexicon's reading, as `soul_mind::brain::features_with` weighs them: the fewest ordinary
-//! tasks refused such that at most `MAX_HARMFUL_PASSED` of the harmful ones pass; under
-//! `ordinary_below` (at most 1 % of harmful tasks) a lone risk word is not worried over. For
-//! each NG rule, `refuse_at` (not under 0.25) is set so that at most 0.8 % of ordinary drafts
-//! reach it out of fold, and at most 0.2 % of 1,200 posts the built-in writer wrote for this
-//! (seeds the writer bench does not use); under `ordinary_below` (at most 2 % of the rule's own drafts out
-//! of fold) the rule's words are read in their everyday sense. The draft models also learn from such posts as ordinary: they are what a town's
-//! timeline is mostly made of, and the labelled sets alone taught the models to doubt plain
-//! diary lines.
+//! as a family's own phrasing will be. For tasks, each task's out-of-fold probability is put
+//! through the brains' real debate (`soul_mind::brain::rehearse`) in every regime the lines
+//! can put it in, and the lines are chosen on those outcomes: `refuse_at` and
+//! `refuse_short_at` (tasks of at most eight words) as the pair refusing the fewest ordinary
+//! tasks while at most `MAX_HARMFUL_PASSED` of the harmful ones pass; `ordinary_below` (at most
+//! 1 % of harmful tasks under it) where a lone risk word is not worried over; `clear_below`,
+//! the clearing line (never above `ordinary_below`) under which the shipped harms' words in a
+//! task that is not short are read as a mention, the one of those tried that refuses the
+//! fewest ordinary tasks within the same budget. For each NG rule, `refuse_at` (not under 0.25)
+//! is set so that at most 0.8 % of ordinary drafts reach it out of fold, and at most 0.2 % of
+//! 1,200 posts the built-in writer wrote for this (seeds the writer bench does not use); under
+//! `ordinary_below` (at most 2 % of the rule's own drafts out of fold) the rule's words are
+//! read in their everyday sense. The draft models also learn from such posts as ordinary: they
+//! are what a town's timeline is mostly made of, and the labelled sets alone taught the models
+//! to doubt plain diary lines.
+//!
+//! Out-of-fold probabilities are cached in `target/train_judge_oof.txt`, keyed by the data and
+//! the settings, so a change to the lines alone is measured in a minute.
 
 use std::path::Path;
 
+use nostr::hashes::{sha256, Hash};
+use nostr::EventId;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
+use soul_kinds::Outcome;
 use soul_kinds::{Priority, Task};
-use soul_mind::brain::learned::{train, Model, RuleModels, BUCKETS, REVIEW_BUCKETS};
-use soul_mind::brain::{features_with, Lexicon};
+use soul_mind::brain::learned::{
+    train, words, Model, RuleModels, TaskReading, BUCKETS, REVIEW_BUCKETS, SENTENCE_DOUBT,
+    SHORT_TASK,
+};
+use soul_mind::brain::{features_scored, opinion, rehearse, Lexicon};
 use soul_mind::profile::load_all;
 use soul_mind::writer;
 
@@ -54,22 +68,34 @@ const TRAINING: &[&str] = &[
     "train12_tasks.yaml",
     "train13_tasks.yaml",
     "train14_tasks.yaml",
+    "train17_tasks.yaml",
+    "train18_tasks.yaml",
+    "train19_tasks.yaml",
+    "train20_tasks.yaml",
+    "train21_tasks.yaml",
+    "train22_tasks.yaml",
+    "train23_tasks.yaml",
+    "train24_tasks.yaml",
+    "train25_tasks.yaml",
+    "train26_tasks.yaml",
+    "train27_tasks.yaml",
+    "train28_tasks.yaml",
+    "train29_tasks.yaml",
+    "train30_tasks.yaml",
+    "train32_tasks.yaml",
+    "train33_tasks.yaml",
 ];
-// train17-train24 (boundary cases written to sit on the line) are not learned from: with them
-// the line that lets 2 % of harms pass over all writers fell to 0.35, where the model refused
-// plain chores ("Automate the weekly grocery list", a unit test). The bench measures the
-// shipped model on them, as text it never saw.
 const FOLDS: usize = 5;
-const L2: f32 = 1e-5;
-const EPOCHS: usize = 1500;
+/// The L2 penalty on the mean loss; about scikit-learn's C = 10 for these sets.
+const L2: f64 = 1e-5;
+/// Most L-BFGS iterations per model.
+const ITERATIONS: usize = 400;
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
 /// tasks refused are what it costs.
 const MAX_HARMFUL_PASSED: f64 = 0.02;
 /// Most harmful tasks the learned reading may call surely ordinary, out of fold.
 const MAX_HARMFUL_CLEARED: f64 = 0.01;
-/// The severity above which triceratops, the deciding third vote, refuses a harm.
-const DECIDING_HARM: f64 = 0.6;
 
 /// The draft sets learned from, as for tasks.
 const DRAFT_TRAINING: &[&str] = &[
@@ -83,6 +109,7 @@ const DRAFT_TRAINING: &[&str] = &[
     "train6_drafts.yaml",
     "train15_drafts.yaml",
     "train16_drafts.yaml",
+    "train31_drafts.yaml",
 ];
 const RULES: &[&str] = &["NG1", "NG2", "NG3", "NG4", "NG5", "NG6"];
 /// Built-in writer posts per resident profile learned from as ordinary, and as many more to
@@ -119,8 +146,9 @@ struct Labelled {
     text: String,
 }
 
-/// One labelled text and the fold of the set it came from.
+/// One labelled text, the set it came from and that set's fold.
 struct Item<T> {
+    set: &'static str,
     fold: usize,
     item: T,
 }
@@ -139,7 +167,7 @@ fn held() -> Vec<String> {
 /// `drafts.yaml`: every 4th item, as the bench says) and the sets held with `--hold`; a set's
 /// fold is its place in `sets` modulo `FOLDS`. `items` takes a set's list.
 fn labelled<S: serde::de::DeserializeOwned, T>(
-    sets: &[&str],
+    sets: &[&'static str],
     items: fn(S) -> Vec<T>,
 ) -> Vec<Item<T>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../agents/data/eval");
@@ -159,6 +187,7 @@ fn labelled<S: serde::de::DeserializeOwned, T>(
                 .enumerate()
                 .filter(|(i, _)| n > 0 || i % 4 != 3)
                 .map(|(_, item)| Item {
+                    set: name,
                     fold: n % FOLDS,
                     item,
                 }),
@@ -169,13 +198,13 @@ fn labelled<S: serde::de::DeserializeOwned, T>(
 
 /// Out-of-fold probabilities: each item scored, as `score` scores it in use, by a model trained
 /// on the other folds' sets.
-fn out_of_fold(
+fn out_of_fold<T: Clone + Default>(
     data: &[(String, bool)],
     folds: &[usize],
     buckets: usize,
-    score: fn(&Model, &str) -> f64,
-) -> Vec<f64> {
-    let mut oof = vec![0f64; data.len()];
+    score: fn(&Model, &str) -> T,
+) -> Vec<T> {
+    let mut oof = vec![T::default(); data.len()];
     for fold in 0..FOLDS {
         let train_part: Vec<(String, bool)> = data
             .iter()
@@ -183,7 +212,7 @@ fn out_of_fold(
             .filter(|(_, &f)| f != fold)
             .map(|(d, _)| d.clone())
             .collect();
-        let model = train(&train_part, buckets, L2, EPOCHS);
+        let model = train(&train_part, buckets, L2, ITERATIONS);
         for (i, (text, _)) in data.iter().enumerate() {
             if folds[i] == fold {
                 oof[i] = score(&model, text);
@@ -193,15 +222,71 @@ fn out_of_fold(
     oof
 }
 
-/// The severity of the worst harm the lexicon alone sees in `text` (a model whose lines are
-/// never reached leaves the lexicon's reading as it is).
-fn lexicon_harm(text: &str, lexicon: &Lexicon) -> f64 {
-    let neutral = Model {
+/// What the brains decide on one task, out of fold, in each of the regimes its learned
+/// probability can put it in; which regime applies depends on the lines being chosen.
+#[derive(Clone, Copy)]
+struct Regimes {
+    /// The probability, from a model that never saw the task's set.
+    p: f64,
+    /// The highest of any sentence's, undoubted (`TaskReading::any_sentence`).
+    any_sentence: f64,
+    /// Refused when the learned reading neither adds nor clears anything.
+    plain: bool,
+    /// Refused when the task is surely ordinary (a lone risk word is a mention).
+    sure: bool,
+    /// Refused when the lexicon's harm words are read as a mention too.
+    cleared: bool,
+    /// Refused when the learned reading adds its harm.
+    learned: bool,
+    /// Its group, each with a line of its own: short ([`SHORT_TASK`]) or not, the lexicon
+    /// silent on it or not ([`group`]).
+    group: usize,
+}
+
+/// The groups with a refusing line of their own, in `Lines::refuse`.
+const GROUPS: [&str; 4] = ["other", "short", "silent", "silent and short"];
+
+/// A task's group in [`GROUPS`].
+fn group(short: bool, silent: bool) -> usize {
+    usize::from(short) + 2 * usize::from(silent)
+}
+
+impl Regimes {
+    fn refused(&self, l: &Lines) -> bool {
+        if self.p >= l.refuse[self.group] {
+            self.learned
+        } else if self.any_sentence < l.clear_below {
+            self.cleared
+        } else if self.p < l.ordinary_below {
+            self.sure
+        } else {
+            self.plain
+        }
+    }
+}
+
+/// The three lines of the task model.
+#[derive(Clone, Copy)]
+struct Lines {
+    /// The refusing line of each group of [`GROUPS`].
+    refuse: [f64; 4],
+    ordinary_below: f64,
+    clear_below: f64,
+}
+
+/// The debate's outcome on `text` read as `reading`, with the given lines: the brains' real
+/// debate, as a town holds it.
+fn refused(text: &str, lexicon: &Lexicon, reading: TaskReading, lines: Lines) -> bool {
+    let model = Model {
         weights: vec![0.0],
         idf: vec![1.0],
         bias: 0.0,
-        refuse_at: 2.0,
-        ordinary_below: -1.0,
+        refuse_at: lines.refuse[0] as f32,
+        refuse_short_at: lines.refuse[1] as f32,
+        refuse_silent_at: lines.refuse[2] as f32,
+        refuse_silent_short_at: lines.refuse[3] as f32,
+        ordinary_below: lines.ordinary_below as f32,
+        clear_below: lines.clear_below as f32,
     };
     let task = Task {
         title: text.to_owned(),
@@ -209,7 +294,122 @@ fn lexicon_harm(text: &str, lexicon: &Lexicon) -> f64 {
         priority: Priority::Medium,
         task_type: "task".to_owned(),
     };
-    features_with(&task, lexicon, &neutral).harm
+    let task_id = EventId::from_byte_array(sha256::Hash::hash(text.as_bytes()).to_byte_array());
+    let f = features_scored(&task, lexicon, &model, reading);
+    rehearse(&task, task_id, &f, &opinion).outcome == Outcome::Rejected
+}
+
+/// Whether the lexicon finds no risk, harm or haste in `text`.
+fn silent(text: &str, lexicon: &Lexicon, reading: TaskReading) -> bool {
+    let never = Lines {
+        refuse: [2.0; 4],
+        ordinary_below: -1.0,
+        clear_below: -1.0,
+    };
+    let task = Task {
+        title: text.to_owned(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".to_owned(),
+    };
+    let model = Model {
+        weights: vec![0.0],
+        idf: vec![1.0],
+        bias: 0.0,
+        refuse_at: 2.0,
+        refuse_short_at: 2.0,
+        refuse_silent_at: 2.0,
+        refuse_silent_short_at: 2.0,
+        ordinary_below: never.ordinary_below as f32,
+        clear_below: never.clear_below as f32,
+    };
+    features_scored(&task, lexicon, &model, reading).lexicon_silent
+}
+
+/// Each task's regimes, from its out-of-fold reading.
+fn regimes(data: &[(String, bool)], oof: &[TaskReading], lexicon: &Lexicon) -> Vec<Regimes> {
+    let never = -1.0;
+    let always = 2.0;
+    data.iter()
+        .zip(oof)
+        .map(|((text, _), &reading)| {
+            let p = reading.refused;
+            let at = |refuse_at, ordinary_below, clear_below| {
+                refused(
+                    text,
+                    lexicon,
+                    reading,
+                    Lines {
+                        refuse: [refuse_at; 4],
+                        ordinary_below,
+                        clear_below,
+                    },
+                )
+            };
+            Regimes {
+                p,
+                any_sentence: reading.any_sentence,
+                plain: at(always, never, never),
+                sure: at(always, always, never),
+                cleared: at(always, always, always),
+                // The learned harm at its mildest: the line just reached.
+                learned: at((p - 1e-4).clamp(0.0, 0.999), never, never),
+                group: group(words(text) <= SHORT_TASK, silent(text, lexicon, reading)),
+            }
+        })
+        .collect()
+}
+
+/// (harmful passed, ordinary refused) with `lines`.
+fn outcome(data: &[(String, bool)], reg: &[Regimes], lines: &Lines) -> (usize, usize) {
+    let (mut passed, mut refused) = (0, 0);
+    for ((_, harm), r) in data.iter().zip(reg) {
+        match (harm, r.refused(lines)) {
+            (true, false) => passed += 1,
+            (false, true) => refused += 1,
+            _ => {}
+        }
+    }
+    (passed, refused)
+}
+
+/// Out-of-fold readings, read from `cache` when it holds those of exactly these items.
+fn cached_out_of_fold(data: &[(String, bool)], folds: &[usize], cache: &Path) -> Vec<TaskReading> {
+    let mut key = String::new();
+    for ((text, harm), fold) in data.iter().zip(folds) {
+        key.push_str(&format!("{harm}{fold}{text}\n"));
+    }
+    let key = format!(
+        "{} {L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT}",
+        sha256::Hash::hash(key.as_bytes())
+    );
+    if let Ok(saved) = std::fs::read_to_string(cache) {
+        let mut lines = saved.lines();
+        if lines.next() == Some(key.as_str()) {
+            let oof: Vec<TaskReading> = lines
+                .filter_map(|l| {
+                    let (a, b) = l.split_once(' ')?;
+                    Some(TaskReading {
+                        refused: a.parse().ok()?,
+                        any_sentence: b.parse().ok()?,
+                    })
+                })
+                .collect();
+            if oof.len() == data.len() {
+                println!("out-of-fold readings from {}", cache.display());
+                return oof;
+            }
+        }
+    }
+    let oof = out_of_fold(data, folds, BUCKETS, Model::read_task);
+    let mut out = key;
+    for r in &oof {
+        out.push_str(&format!("\n{} {}", r.refused, r.any_sentence));
+    }
+    if let Err(e) = std::fs::write(cache, out) {
+        println!("not cached ({}): {e}", cache.display());
+    }
+    oof
 }
 
 fn main() {
@@ -220,77 +420,191 @@ fn main() {
         .collect();
     let folds: Vec<usize> = items.iter().map(|t| t.fold).collect();
     let harmful = data.iter().filter(|(_, h)| *h).count();
+    let ordinary = data.len() - harmful;
     println!(
-        "training on {} tasks ({harmful} harmful, {} ordinary), {FOLDS} folds of whole sets",
+        "training on {} tasks ({harmful} harmful, {ordinary} ordinary), {FOLDS} folds of whole sets",
         data.len(),
-        data.len() - harmful
     );
-    let oof = out_of_fold(&data, &folds, BUCKETS, Model::probability_by_sentence);
+    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/train_judge_oof.txt");
+    let oof = cached_out_of_fold(&data, &folds, &cache);
     let lexicon = Lexicon::builtin();
-    let lex: Vec<f64> = data
-        .iter()
-        .map(|(t, _)| lexicon_harm(t, &lexicon))
-        .collect();
-    // As features_with weighs them: refused when the learned reading reaches `refuse_at` or
-    // the lexicon sees a harm the deciding brain refuses.
-    let outcome = |refuse_at: f64| {
-        let (mut passed, mut refused) = (0usize, 0usize);
-        for (i, (_, harm)) in data.iter().enumerate() {
-            let refuses = oof[i] >= refuse_at || lex[i] > DECIDING_HARM;
-            match (harm, refuses) {
-                (true, false) => passed += 1,
-                (false, true) => refused += 1,
-                _ => {}
-            }
+    let reg = regimes(&data, &oof, &lexicon);
+    if let Ok(path) = std::env::var("SOUL_DUMP_REGIMES") {
+        let mut out = String::new();
+        for ((item, (text, harm)), r) in items.iter().zip(&data).zip(&reg) {
+            out.push_str(&format!(
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                item.set,
+                u8::from(*harm),
+                r.p,
+                u8::from(r.plain),
+                u8::from(r.sure),
+                u8::from(r.cleared),
+                u8::from(r.learned),
+                text.replace(['\t', '\n'], " ")
+            ));
         }
-        (passed, refused)
-    };
-    // The highest line (the fewest ordinary tasks refused) at which at most `share` of the
-    // harmful tasks pass.
-    let line_at = |share: f64| {
-        let allowed = (harmful as f64 * share).floor() as usize;
-        (1..100)
-            .rev()
-            .map(|k| f64::from(k) / 100.0)
-            .find(|&r| outcome(r).0 <= allowed)
-            .unwrap_or(0.01)
-    };
-    // What each other share would cost, so the choice of MAX_HARMFUL_PASSED is an informed one.
-    for share in [0.01, 0.02, 0.03, 0.05, 0.08] {
-        let r = line_at(share);
-        let (passed, refused) = outcome(r);
-        println!(
-            "  at most {:.0} % harmful passed: refuse_at {r:.2} → {passed} passed, {refused} ordinary refused",
-            share * 100.0
-        );
+        std::fs::write(&path, out).expect("dump");
     }
-    let refuse_at = line_at(MAX_HARMFUL_PASSED);
-    let (passed, refused) = outcome(refuse_at);
     // The line under all but 1 % of harms: below it a task is surely ordinary.
     let mut harmful_p: Vec<f64> = (0..data.len())
         .filter(|&i| data[i].1)
-        .map(|i| oof[i])
+        .map(|i| oof[i].refused)
         .collect();
     harmful_p.sort_by(f64::total_cmp);
-    let ordinary_below =
-        harmful_p[(harmful as f64 * MAX_HARMFUL_CLEARED).floor() as usize].min(refuse_at);
-    let (lex_passed, lex_refused) = outcome(2.0);
-    println!(
-        "out of fold, the lexicon alone: harmful passed {lex_passed}/{harmful}, ordinary refused {lex_refused}/{}",
-        data.len() - harmful
+    let quantile = |share: f64| harmful_p[(harmful as f64 * share).floor() as usize];
+    let mut harmful_any: Vec<f64> = (0..data.len())
+        .filter(|&i| data[i].1)
+        .map(|i| oof[i].any_sentence)
+        .collect();
+    harmful_any.sort_by(f64::total_cmp);
+    let quantile_any = |share: f64| harmful_any[(harmful as f64 * share).floor() as usize];
+    let ordinary_below = quantile(MAX_HARMFUL_CLEARED);
+    let allowed = (harmful as f64 * MAX_HARMFUL_PASSED).floor() as usize;
+    // For each clearing line, the refusing lines of the groups with the fewest ordinary tasks
+    // refused at which at most `allowed` harmful tasks pass in all: each group's figures depend
+    // on its own line only, so for a price λ on a harm passed each group takes the line that
+    // costs it least, and λ is raised until the harms passed fit the budget (a Lagrangian
+    // relaxation: its answers are on the lower hull of what the lines can do).
+    let best_for = |clear_below: f64| {
+        let grid: Vec<f64> = (1..100).map(|k| f64::from(k) / 100.0).collect();
+        let lines = |refuse: [f64; 4]| Lines {
+            refuse,
+            ordinary_below: refuse.iter().copied().fold(ordinary_below, f64::min),
+            clear_below,
+        };
+        // figures[g][k]: (harms passed, ordinary refused) of group g at line grid[k].
+        let figures: Vec<Vec<(usize, usize)>> = (0..GROUPS.len())
+            .map(|g| {
+                grid.iter()
+                    .map(|&r| {
+                        let l = lines([r; 4]);
+                        let (mut passed, mut refused) = (0usize, 0usize);
+                        for ((_, harm), reg) in data.iter().zip(&reg).filter(|(_, x)| x.group == g)
+                        {
+                            match (harm, reg.refused(&l)) {
+                                (true, false) => passed += 1,
+                                (false, true) => refused += 1,
+                                _ => {}
+                            }
+                        }
+                        (passed, refused)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut best: Option<(usize, Lines)> = None;
+        for step in 0..4000 {
+            let price = f64::from(step) * 0.05;
+            let mut refuse = [0.0; 4];
+            let (mut passed, mut refused) = (0, 0);
+            for (g, fig) in figures.iter().enumerate() {
+                let k = (0..grid.len())
+                    .rev()
+                    .min_by(|&a, &b| {
+                        let cost = |k: usize| fig[k].1 as f64 + price * fig[k].0 as f64;
+                        cost(a).total_cmp(&cost(b))
+                    })
+                    .expect("a grid");
+                refuse[g] = grid[k];
+                passed += fig[k].0;
+                refused += fig[k].1;
+            }
+            if passed <= allowed && best.as_ref().is_none_or(|(r, _)| refused < *r) {
+                best = Some((refused, lines(refuse)));
+            }
+        }
+        best.map(|(_, l)| l)
+    };
+    let (lex_passed, lex_refused) = outcome(
+        &data,
+        &reg,
+        &Lines {
+            refuse: [2.0; 4],
+            ordinary_below: -1.0,
+            clear_below: -1.0,
+        },
     );
     println!(
-        "out of fold, with refuse_at {refuse_at:.2}: harmful passed {passed}/{harmful}, ordinary refused {refused}/{}; ordinary_below {ordinary_below:.3}",
-        data.len() - harmful
+        "out of fold, the lexicon alone: harmful passed {lex_passed}/{harmful}, ordinary refused {lex_refused}/{ordinary}"
     );
-    let mut model = train(&data, BUCKETS, L2, EPOCHS);
-    model.refuse_at = refuse_at as f32;
-    model.ordinary_below = ordinary_below as f32;
+    let floor = outcome(
+        &data,
+        &reg,
+        &Lines {
+            refuse: [0.01; 4],
+            ordinary_below: -1.0,
+            clear_below: -1.0,
+        },
+    );
+    println!(
+        "out of fold, refusing nearly all: harmful passed {}/{harmful}, ordinary refused {}/{ordinary}",
+        floor.0, floor.1
+    );
+    let mut chosen: Option<(Lines, usize)> = None;
+    for share in (0..=20).map(|k| f64::from(k) * 0.0025) {
+        let clear_below = if share == 0.0 {
+            -1.0
+        } else {
+            quantile_any(share).min(ordinary_below)
+        };
+        let Some(lines) = best_for(clear_below) else {
+            continue;
+        };
+        let (passed, refused) = outcome(&data, &reg, &lines);
+        println!(
+            "  clear below {clear_below:.3} ({:.2} % of harms under it): refuse at {:?} → {passed} passed, {refused} ordinary refused",
+            share * 100.0,
+            lines.refuse
+        );
+        if chosen.is_none_or(|(_, r)| refused < r) {
+            chosen = Some((lines, refused));
+        }
+    }
+    let (lines, _) = chosen.expect("some line lets at most the allowed share of harms pass");
+    let (passed, refused) = outcome(&data, &reg, &lines);
+    println!(
+        "out of fold, chosen: refuse at {:?} ({}), ordinary_below {:.3}, clear_below {:.3}: harmful passed {passed}/{harmful}, ordinary refused {refused}/{ordinary}",
+        lines.refuse, GROUPS.join(", "), lines.ordinary_below, lines.clear_below
+    );
+    per_set(&items, &data, &reg, &lines);
+    let mut model = train(&data, BUCKETS, L2, ITERATIONS);
+    model.refuse_at = lines.refuse[0] as f32;
+    model.refuse_short_at = lines.refuse[1] as f32;
+    model.refuse_silent_at = lines.refuse[2] as f32;
+    model.refuse_silent_short_at = lines.refuse[3] as f32;
+    model.ordinary_below = lines.ordinary_below as f32;
+    model.clear_below = lines.clear_below as f32;
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/judge.bin");
     std::fs::write(&out, model.to_bytes()).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
     println!("wrote {}", out.display());
     let _ = Model::from_bytes(&std::fs::read(&out).expect("read back")).expect("valid model");
     drafts();
+}
+
+/// Out-of-fold figures per set with `lines`, so a set whose writer the rest do not carry to
+/// stands out.
+fn per_set(items: &[Item<Labelled>], data: &[(String, bool)], reg: &[Regimes], lines: &Lines) {
+    let mut sets: Vec<(&str, usize, usize, usize, usize)> = Vec::new();
+    for ((item, (_, harm)), r) in items.iter().zip(data).zip(reg) {
+        if sets.last().is_none_or(|s| s.0 != item.set) {
+            sets.push((item.set, 0, 0, 0, 0));
+        }
+        let s = sets.last_mut().expect("pushed");
+        let refused = r.refused(lines);
+        if *harm {
+            s.1 += 1;
+            s.2 += usize::from(!refused);
+        } else {
+            s.3 += 1;
+            s.4 += usize::from(refused);
+        }
+    }
+    for (set, h, passed, o, refused) in sets {
+        println!(
+            "    {set:<22} harmful passed {passed:>3}/{h:<3} ordinary refused {refused:>3}/{o}"
+        );
+    }
 }
 
 /// Posts by the built-in writer, `WRITER_POSTS` per resident profile of `residents/`, over the
@@ -360,7 +674,7 @@ fn drafts() {
             .collect();
         plain.sort_by(f64::total_cmp);
         let allowed = (plain.len() as f64 * MAX_ORDINARY_REJECTED_PER_RULE).floor() as usize;
-        let mut model = train(&data, REVIEW_BUCKETS, L2, EPOCHS);
+        let mut model = train(&data, REVIEW_BUCKETS, L2, ITERATIONS);
         let mut on_posts: Vec<f64> = check_posts.iter().map(|t| model.probability(t)).collect();
         on_posts.sort_by(f64::total_cmp);
         let posts_allowed = (on_posts.len() as f64 * MAX_WRITER_REJECTED_PER_RULE).floor() as usize;

@@ -80,6 +80,9 @@ pub struct Features {
     /// The learned reading's probability that the family would refuse the task
     /// ([`super::learned`]).
     pub learned: f64,
+    /// Whether the lexicon found no risk, harm or haste in the task (the learned reading has a
+    /// line of its own for such tasks).
+    pub lexicon_silent: bool,
     /// Whether the learned reading is sure the task is ordinary and no harm stands: then a
     /// lone risk word is a mention, not a plan.
     pub surely_ordinary: bool,
@@ -120,7 +123,26 @@ pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
 
 /// Reads `task` with `lexicon` and `model` (the trainer reads with the model of each fold).
 pub fn features_with(task: &Task, lexicon: &Lexicon, model: &learned::Model) -> Features {
-    let raw = format!("{}\n{}", task.title, task.description);
+    let reading = model.read_task(&task_text(task));
+    features_scored(task, lexicon, model, reading)
+}
+
+/// The text the learned reading reads: title and description.
+pub fn task_text(task: &Task) -> String {
+    format!("{}\n{}", task.title, task.description)
+}
+
+/// Reads `task` with `lexicon`, given the learned `reading` of it, weighed by `model`'s lines
+/// (the trainer passes each task's out-of-fold reading, to choose the lines by the decisions
+/// the brains would reach).
+pub fn features_scored(
+    task: &Task,
+    lexicon: &Lexicon,
+    model: &learned::Model,
+    reading: learned::TaskReading,
+) -> Features {
+    let p_refused = reading.refused;
+    let raw = task_text(task);
     let language = Language::detect(&raw);
     let text: Vec<char> = normalize(&raw).chars().collect();
     // "wipe down the counters" and 「期限切れ」 are neither a risk nor a harm, but the lexicon's
@@ -154,14 +176,39 @@ pub fn features_with(task: &Task, lexicon: &Lexicon, model: &learned::Model) -> 
             hits.push((usize::MAX, amount_hit(written, weight)));
         }
     }
-    // The learned reading adds caution where the lexicon saw no harm; it never clears one: the
-    // lexicon is the owner's word, and the model, trained on examples, is sure of some short
-    // requests it should not be ("Share my password" reads like the many ordinary chores about
-    // passwords).
-    let p_refused = model.probability_by_sentence(&raw);
-    let lexicon_harm = hits.iter().any(|(_, h)| h.category == Category::Harm);
-    if !lexicon_harm && p_refused >= f64::from(model.refuse_at) {
-        hits.push((usize::MAX - 1, learned_hit(model, &raw, p_refused)));
+    // The learned reading adds caution where the lexicon saw no harm. Where the lexicon saw one,
+    // the reading may take its words as a mention ("remind grandma that the bank never asks for
+    // her PIN") only below `clear_below`, a line the trainer sets so low that the harms it lets
+    // through are within its budget, out of fold, in the brains' real debate; and only for
+    // harms as shipped: one the owner added or changed always stands; and never for a short
+    // task (see `long_enough`).
+    let mut lexicon_harm = hits.iter().any(|(_, h)| h.category == Category::Harm);
+    let shipped_only = hits
+        .iter()
+        .filter(|(_, h)| h.category == Category::Harm)
+        .all(|(_, h)| lexicon.harm_is_shipped(&h.id));
+    // A short command gives the model too little to overrule the lexicon: "Share my
+    // password" reads to it like the many ordinary password chores.
+    let long_enough = learned::words(&raw) > learned::SHORT_TASK;
+    let sure = reading.any_sentence < f64::from(model.clear_below);
+    if lexicon_harm && shipped_only && long_enough && sure {
+        for (_, h) in hits
+            .iter_mut()
+            .filter(|(_, h)| h.category == Category::Harm)
+        {
+            h.category = Category::Risk;
+        }
+        lexicon_harm = false;
+    }
+    // A harm the lexicon saw but weighed lightly does not spare the task the learned reading's.
+    let silent = hits.iter().all(|(_, h)| {
+        !matches!(
+            h.category,
+            Category::Risk | Category::Harm | Category::Urgency
+        )
+    });
+    if p_refused >= model.refuse_line(&raw, silent) {
+        hits.push((usize::MAX - 1, learned_hit(model, &raw, p_refused, silent)));
     }
     let surely_ordinary = !lexicon_harm && p_refused < f64::from(model.ordinary_below);
     hits.sort_by_key(|(at, _)| *at);
@@ -192,6 +239,7 @@ pub fn features_with(task: &Task, lexicon: &Lexicon, model: &learned::Model) -> 
             .filter(|h| h.category == Category::Harm)
             .fold(0.0, |worst, h| h.weight.max(worst)),
         learned: p_refused,
+        lexicon_silent: silent,
         surely_ordinary,
         protective,
         opportunity: score(Category::Opportunity),
@@ -233,8 +281,8 @@ fn amount_hit(written: &str, weight: f64) -> Hit {
 /// The harm a brain cites when only the learned reading saw one. Its severity starts above
 /// panda's and triceratops's thresholds at the model's line and reaches gorilla's only when the
 /// model is surer, so the three still weigh it by character.
-fn learned_hit(model: &learned::Model, text: &str, p: f64) -> Hit {
-    let line = f64::from(model.refuse_at);
+fn learned_hit(model: &learned::Model, text: &str, p: f64, silent: bool) -> Hit {
+    let line = model.refuse_line(text, silent);
     let severity = 0.65 + 0.3 * ((p - line) / (1.0 - line).max(1e-6)).clamp(0.0, 1.0);
     Hit {
         category: Category::Harm,

@@ -16,7 +16,8 @@
 
 use std::sync::OnceLock;
 
-use super::features::normalize;
+use super::features::{is_japanese, normalize};
+use super::lbfgs;
 
 /// The shipped model of tasks.
 const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/judge.bin"));
@@ -24,7 +25,15 @@ const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data
 const SHIPPED_REVIEW: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/review.bin"));
 /// The file's first bytes; the version changes when the features do.
-const MAGIC: &[u8; 8] = b"SOULJDG2";
+const MAGIC: &[u8; 8] = b"SOULJDG3";
+/// Bytes before the weights: magic, bucket count, bias and the six lines.
+const HEADER: usize = 40;
+/// How much a sentence read alone is doubted, in log-odds, against the whole task: e² ≈ 7.4
+/// times less sure. Chosen out of fold on the labelled tasks (0 to 3 tried; 2 and 3 differ
+/// little, 3 lets a padded harm hide more).
+pub const SENTENCE_DOUBT: f64 = 2.0;
+/// The most words a short task has; Japanese counts a word per 2.5 characters.
+pub const SHORT_TASK: f64 = 8.0;
 /// Shortest and longest character n-gram.
 pub const N_MIN: usize = 1;
 /// See [`N_MIN`].
@@ -51,8 +60,20 @@ pub struct Model {
     pub bias: f32,
     /// At or above this probability a task resembles the refused ones.
     pub refuse_at: f32,
+    /// The same line for a short task (at most [`SHORT_TASK`] words): a hurried command has
+    /// few n-grams to weigh, so its probability says less and its line sits elsewhere. Drafts
+    /// do not use it, nor the two below.
+    pub refuse_short_at: f32,
+    /// The line for a task in which the lexicon found no risk, harm or haste at all: most of
+    /// a family's plain requests, which the model, taught mostly on near misses, knows least.
+    pub refuse_silent_at: f32,
+    /// The line for a short task the lexicon is silent on.
+    pub refuse_silent_short_at: f32,
     /// Below this probability a task is surely ordinary.
     pub ordinary_below: f32,
+    /// Below this probability (of tasks; never above `ordinary_below`) the model is sure enough
+    /// to read the lexicon's harm words as a mention rather than the deed; drafts do not use it.
+    pub clear_below: f32,
 }
 
 impl Model {
@@ -69,20 +90,58 @@ impl Model {
         self.probability_of(&features(text, &self.idf))
     }
 
-    /// The highest probability of the whole text's and each sentence's, so that ordinary
-    /// chatter added around a harmful request does not dilute it (the n-grams of a long text
-    /// weigh less each). Tasks are read this way.
+    /// The line at or above which `text`, a task, resembles the refused ones, by whether it
+    /// is short and whether the lexicon found nothing in it (`silent`).
+    pub fn refuse_line(&self, text: &str, silent: bool) -> f64 {
+        let short = words(text) <= SHORT_TASK;
+        f64::from(match (short, silent) {
+            (false, false) => self.refuse_at,
+            (true, false) => self.refuse_short_at,
+            (false, true) => self.refuse_silent_at,
+            (true, true) => self.refuse_silent_short_at,
+        })
+    }
+
+    /// The whole text's probability, or a sentence's if it is higher even after being doubted
+    /// by [`SENTENCE_DOUBT`], so that ordinary chatter added around a harmful request does not
+    /// dilute it (the n-grams of a long text weigh less each). Tasks are read this way. The
+    /// doubt because a sentence alone has lost what the others said of it: out of fold,
+    /// taking the highest sentence as it is refused twice as many ordinary tasks (19 % against
+    /// 11 %, at 2 % of harms passed) as the whole text, and with the doubt nearly none more.
     pub fn probability_by_sentence(&self, text: &str) -> f64 {
-        parts(text)
+        self.read_task(text).refused
+    }
+
+    /// How the model reads a task: [`Model::probability_by_sentence`], and the highest
+    /// probability of the whole and of any one sentence taken as it is.
+    pub fn read_task(&self, text: &str) -> TaskReading {
+        let all = parts(text);
+        let whole = self.logit_of(&features(all[0], &self.idf));
+        let sentences: Vec<f64> = all[1..]
             .iter()
-            .map(|p| self.probability_of(&features(p, &self.idf)))
-            .fold(0.0, f64::max)
+            .map(|p| self.logit_of(&features(p, &self.idf)))
+            .collect();
+        let sigmoid = |z: f64| 1.0 / (1.0 + (-z).exp());
+        TaskReading {
+            refused: sentences
+                .iter()
+                .map(|z| sigmoid(z - SENTENCE_DOUBT))
+                .fold(sigmoid(whole), f64::max),
+            any_sentence: sentences
+                .iter()
+                .map(|&z| sigmoid(z))
+                .fold(sigmoid(whole), f64::max),
+        }
     }
 
     /// The probability for features already computed with this model's bucket count.
     fn probability_of(&self, x: &[(usize, f32)]) -> f64 {
-        let z = self.bias + x.iter().map(|&(i, v)| self.weights[i] * v).sum::<f32>();
-        1.0 / (1.0 + (-f64::from(z)).exp())
+        1.0 / (1.0 + (-self.logit_of(x)).exp())
+    }
+
+    /// The log-odds for features already computed with this model's bucket count.
+    fn logit_of(&self, x: &[(usize, f32)]) -> f64 {
+        f64::from(self.bias + x.iter().map(|&(i, v)| self.weights[i] * v).sum::<f32>())
     }
 
     /// The stretches of `text` that weigh most towards a refusal, at most `k`, strongest first:
@@ -134,13 +193,21 @@ impl Model {
         out
     }
 
-    /// The model as bytes: magic, bucket count, bias, the two lines, then the weights and the
+    /// The model as bytes: magic, bucket count, bias, the three lines, then the weights and the
     /// idf, all little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(24 + 8 * self.weights.len());
+        let mut out = Vec::with_capacity(HEADER + 8 * self.weights.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(self.weights.len() as u32).to_le_bytes());
-        for v in [self.bias, self.refuse_at, self.ordinary_below] {
+        for v in [
+            self.bias,
+            self.refuse_at,
+            self.ordinary_below,
+            self.clear_below,
+            self.refuse_short_at,
+            self.refuse_silent_at,
+            self.refuse_silent_short_at,
+        ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         for w in self.weights.iter().chain(&self.idf) {
@@ -158,24 +225,24 @@ impl Model {
                 .ok_or_else(|| "judge model: truncated".to_owned())
         };
         if bytes.get(..8) != Some(MAGIC.as_slice()) {
-            return Err("judge model: not a SOULJDG2 file (retrain with train_judge)".into());
+            return Err("judge model: not a SOULJDG3 file (retrain with train_judge)".into());
         }
         let n = bytes
             .get(8..12)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
             .ok_or("judge model: truncated")?;
-        if !n.is_power_of_two() || bytes.len() != 24 + 8 * n {
+        if !n.is_power_of_two() || bytes.len() != HEADER + 8 * n {
             return Err(format!(
                 "judge model: {n} buckets in {} bytes, expected a power of two and {} bytes",
                 bytes.len(),
-                24 + 8 * n
+                HEADER + 8 * n
             ));
         }
         let weights = (0..n)
-            .map(|i| f32_at(24 + 4 * i))
+            .map(|i| f32_at(HEADER + 4 * i))
             .collect::<Result<_, _>>()?;
         let idf = (0..n)
-            .map(|i| f32_at(24 + 4 * (n + i)))
+            .map(|i| f32_at(HEADER + 4 * (n + i)))
             .collect::<Result<_, _>>()?;
         Ok(Model {
             weights,
@@ -183,8 +250,44 @@ impl Model {
             bias: f32_at(12)?,
             refuse_at: f32_at(16)?,
             ordinary_below: f32_at(20)?,
+            clear_below: f32_at(24)?,
+            refuse_short_at: f32_at(28)?,
+            refuse_silent_at: f32_at(32)?,
+            refuse_silent_short_at: f32_at(36)?,
         })
     }
+}
+
+/// What the learned reading makes of one task.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TaskReading {
+    /// The probability that the family would refuse it, a doubted sentence's if higher than
+    /// the whole's ([`Model::probability_by_sentence`]).
+    pub refused: f64,
+    /// The highest of the whole's and every sentence's probability, undoubted: to read the
+    /// lexicon's harm words as a mention the model must be sure of every sentence, so that
+    /// ordinary chatter around a request cannot clear it.
+    pub any_sentence: f64,
+}
+
+/// How many words `text` has: runs of letters or digits outside Japanese, and one per 2.5
+/// Japanese characters (written without spaces, a word is two or three of them).
+pub fn words(text: &str) -> f64 {
+    let mut latin = 0usize;
+    let mut japanese = 0usize;
+    let mut in_word = false;
+    for c in text.chars() {
+        if is_japanese(c) {
+            japanese += 1;
+            in_word = false;
+        } else if c.is_alphanumeric() {
+            latin += usize::from(!in_word);
+            in_word = true;
+        } else if c != '\'' {
+            in_word = false;
+        }
+    }
+    latin as f64 + japanese as f64 / 2.5
 }
 
 /// One model per NG rule, trained one against the rest on the labelled drafts: a second reading
@@ -450,57 +553,104 @@ fn idf_of(texts: &[&str], buckets: usize) -> Vec<f32> {
 }
 
 /// Trains a model on `(text, refused)` pairs: logistic regression with the two classes weighed
-/// equally and an L2 penalty `l2`, by full-batch gradient descent with momentum (deterministic:
-/// same data, same weights). The decision lines are left at 0.5 for the caller to set.
-pub fn train(data: &[(String, bool)], buckets: usize, l2: f32, epochs: usize) -> Model {
+/// equally and an L2 penalty `l2`, fitted by L-BFGS within `iterations` (deterministic: same
+/// data, same weights). The decision lines are left at 0.5 for the caller to set.
+pub fn train(data: &[(String, bool)], buckets: usize, l2: f64, iterations: usize) -> Model {
     let texts: Vec<&str> = data.iter().map(|(t, _)| t.as_str()).collect();
     let idf = idf_of(&texts, buckets);
     let rows: Vec<(Vec<(usize, f32)>, f32)> = data
         .iter()
         .map(|(t, y)| (features(t, &idf), if *y { 1.0 } else { 0.0 }))
         .collect();
-    let positives = rows.iter().filter(|(_, y)| *y > 0.5).count().max(1) as f32;
-    let negatives = (rows.len() as f32 - positives).max(1.0);
-    let total = rows.len().max(1) as f32;
-    // Balanced class weights: each class weighs half the loss.
-    let weight_of = |y: f32| {
+    // Naive-Bayes log-count ratios (Wang & Manning 2012, "NBSVM"): each bucket's features are
+    // scaled by how much likelier the bucket is in one class's texts than in the other's, and
+    // the regression learns on those. Out of fold on the labelled tasks this refused a tenth
+    // fewer ordinary tasks at the same share of harms passed than the plain features.
+    let ratio = log_count_ratios(&rows, buckets);
+    let rows: Vec<(Vec<(usize, f64)>, f64)> = rows
+        .into_iter()
+        .map(|(x, y)| {
+            let x = x
+                .into_iter()
+                .map(|(i, v)| (i, f64::from(v * ratio[i])))
+                .collect();
+            (x, f64::from(y))
+        })
+        .collect();
+    let positives = rows.iter().filter(|(_, y)| *y > 0.5).count().max(1) as f64;
+    let total = rows.len().max(1) as f64;
+    let negatives = (total - positives).max(1.0);
+    // Balanced class weights: each class weighs half the loss; the loss is a mean.
+    let weight_of = |y: f64| {
         if y > 0.5 {
-            total / (2.0 * positives)
+            1.0 / (2.0 * positives)
         } else {
-            total / (2.0 * negatives)
+            1.0 / (2.0 * negatives)
         }
     };
-    let mut w = vec![0f32; buckets];
-    let mut b = 0f32;
-    let (mut vw, mut vb) = (vec![0f32; buckets], 0f32);
-    let (rate, momentum) = (2.0f32, 0.9f32);
-    let mut grad = vec![0f32; buckets];
-    for _ in 0..epochs {
-        grad.iter_mut().zip(&w).for_each(|(g, wi)| *g = l2 * wi);
-        let mut gb = 0f32;
-        for (x, y) in &rows {
-            let z = b + x.iter().map(|&(i, v)| w[i] * v).sum::<f32>();
-            let p = 1.0 / (1.0 + (-z).exp());
-            let d = (p - y) * weight_of(*y) / total;
-            for &(i, v) in x {
-                grad[i] += d * v;
+    // x = the weights, then the bias (which is not penalised).
+    let objective = |x: &[f64], g: &mut [f64]| -> f64 {
+        let (w, b) = (&x[..buckets], x[buckets]);
+        let mut f = 0.0;
+        for (gi, wi) in g.iter_mut().zip(w) {
+            *gi = l2 * wi;
+            f += 0.5 * l2 * wi * wi;
+        }
+        g[buckets] = 0.0;
+        for (row, y) in &rows {
+            let z = b + row.iter().map(|&(i, v)| w[i] * v).sum::<f64>();
+            let c = weight_of(*y);
+            // ln(1 + e^z) − y·z, computed without overflow.
+            let softplus = if z > 0.0 {
+                z + (-z).exp().ln_1p()
+            } else {
+                z.exp().ln_1p()
+            };
+            f += c * (softplus - y * z);
+            let d = c * (1.0 / (1.0 + (-z).exp()) - y);
+            for &(i, v) in row {
+                g[i] += d * v;
             }
-            gb += d;
+            g[buckets] += d;
         }
-        for i in 0..buckets {
-            vw[i] = momentum * vw[i] - rate * grad[i];
-            w[i] += vw[i];
-        }
-        vb = momentum * vb - rate * gb;
-        b += vb;
-    }
+        f
+    };
+    let x = lbfgs::minimize(vec![0.0; buckets + 1], objective, iterations);
+    // The ratios fold into the weights: a model is read as before.
+    let weights = x[..buckets]
+        .iter()
+        .zip(&ratio)
+        .map(|(w, r)| (w * f64::from(*r)) as f32)
+        .collect();
     Model {
-        weights: w,
+        weights,
         idf,
-        bias: b,
+        bias: x[buckets] as f32,
         refuse_at: 0.5,
+        refuse_short_at: 0.5,
+        refuse_silent_at: 0.5,
+        refuse_silent_short_at: 0.5,
         ordinary_below: 0.5,
+        clear_below: -1.0,
     }
+}
+
+/// Each bucket's log-count ratio: ln of (the share of refused texts' n-grams in it, smoothed)
+/// over (the share of the others'), counting each text's n-grams once.
+fn log_count_ratios(rows: &[(Vec<(usize, f32)>, f32)], buckets: usize) -> Vec<f32> {
+    let mut pos = vec![1f32; buckets];
+    let mut neg = vec![1f32; buckets];
+    for (x, y) in rows {
+        let count = if *y > 0.5 { &mut pos } else { &mut neg };
+        for &(i, _) in x {
+            count[i] += 1.0;
+        }
+    }
+    let (p, n) = (pos.iter().sum::<f32>(), neg.iter().sum::<f32>());
+    pos.iter()
+        .zip(&neg)
+        .map(|(a, b)| ((a / p) / (b / n)).ln())
+        .collect()
 }
 
 #[cfg(test)]
@@ -603,7 +753,11 @@ mod tests {
             "{ask}. Water the tomatoes. Bake bread for Sunday. Walk the dog after lunch. \
              Tidy the garage shelves. Order more rice. Book the dentist for Tuesday."
         );
-        assert!(m.probability_by_sentence(&padded) >= m.probability_by_sentence(ask) - 1e-9);
+        assert!(m.probability_by_sentence(ask) >= m.refuse_line(ask, false));
+        assert!(
+            m.probability_by_sentence(&padded) >= m.refuse_line(&padded, false),
+            "the padded request is refused as the bare one is"
+        );
         assert!(
             m.probability(&padded) < m.probability(ask),
             "dilution is real"

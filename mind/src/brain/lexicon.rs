@@ -7,6 +7,7 @@
 use crate::MindError;
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 
@@ -125,6 +126,19 @@ impl Lexicon {
         // A test parses the same text, so this cannot fail in a released binary.
         Self::parse_file(BUILTIN, Path::new("rules/brain_lexicon.yaml (built in)"))
             .expect("the built-in brain lexicon is valid")
+    }
+
+    /// Whether this lexicon's harm `id` is the shipped one, word for word: the learned reading
+    /// was trained against the shipped harms, so only those may it read as a mention; a harm
+    /// the owner added or changed is the owner's word and always stands.
+    pub fn harm_is_shipped(&self, id: &str) -> bool {
+        static SHIPPED: OnceLock<Lexicon> = OnceLock::new();
+        let shipped = SHIPPED.get_or_init(Lexicon::builtin);
+        let find = |l: &'_ Lexicon| l.harms.iter().position(|h| h.id == id);
+        match (find(self), find(shipped)) {
+            (Some(mine), Some(theirs)) => self.harms[mine] == shipped.harms[theirs],
+            _ => false,
+        }
     }
 
     /// Parses `text`, naming `path` in errors. A file written before harms existed gets the

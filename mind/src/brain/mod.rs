@@ -19,6 +19,7 @@
 //! - [`mediate()`], [`decision_summary`]: triceratops's mediation, gorilla's decision summary.
 //! - [`announcement()`], [`execution_plan`]: triceratops's texts after an approval.
 //! - [`evaluate()`]: one brain scoring another in an evaluation cycle.
+//! - [`rehearse()`]: a whole debate held in memory, for the bench and the trainer.
 //! - `voice`: the phrases, per brain and language.
 //!
 //! **Architecture invariant:** nothing here reads the clock, the network or a global random
@@ -30,6 +31,7 @@ mod conditions;
 pub mod evaluate;
 pub mod features;
 mod harm;
+mod lbfgs;
 mod lean;
 pub mod learned;
 pub mod lexicon;
@@ -38,6 +40,7 @@ pub mod mediate;
 mod negation;
 pub mod opinion;
 mod persuade;
+pub mod rehearse;
 mod segment;
 mod voice;
 
@@ -46,12 +49,15 @@ mod tests;
 
 pub use announce::{announcement, execution_plan};
 pub use evaluate::{evaluate, TaskRecord};
-pub use features::{features, features_with, Category, Features, Hit, Language};
+pub use features::{
+    features, features_scored, features_with, task_text, Category, Features, Hit, Language,
+};
 pub use lexicon::{Entry, Lexicon, Text};
 /// The word matcher, shared with the reviewer so both read words the same way.
 pub use matching::match_at;
 pub use mediate::{decision_summary, mediate};
 pub use opinion::{harm_floor, opinion, BrainContext};
+pub use rehearse::{rehearse, Rehearsal};
 
 use nostr::EventId;
 use rand::SeedableRng;
