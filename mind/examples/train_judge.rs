@@ -84,6 +84,7 @@ const TRAINING: &[&str] = &[
     "train30_tasks.yaml",
     "train32_tasks.yaml",
     "train33_tasks.yaml",
+    "train34_tasks.yaml",
 ];
 const FOLDS: usize = 5;
 /// The L2 penalty on the mean loss; about scikit-learn's C = 10 for these sets.
