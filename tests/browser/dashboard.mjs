@@ -8,7 +8,9 @@ import { chromium } from "playwright-core";
 const [url, screenshot] = process.argv.slice(2);
 const stamp = Date.now();
 const agreed = `Back up the family photos to the external disk every night (${stamp})`;
-const split = `Invest in crypto to grow our income (${stamp})`;
+// "production" is a risk cautious panda minds and gorilla (risk 0.65, as set below) accepts
+// with conditions; no learned harm in it (the learned reading is sure it is ordinary).
+const split = `Move the blog to production this week (${stamp})`;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
