@@ -39,9 +39,9 @@
 //! on the next day by two more writers, the same: dev5 tuned on after its first measure, blind3
 //! never read.
 //!
-//! `train*` (28 × 440 tasks, 5 × 420 drafts) were written by thirty-three more writers to teach
-//! the learned readings (`soul_mind::brain::learned`); `train32` and `train33` are plain
-//! everyday tasks, all ordinary. All are learned from, so their rows here are in-sample; the
+//! `train*` (28 × 440 tasks and 298 more, 5 × 420 drafts) were written by thirty-four more
+//! writers to teach the learned readings (`soul_mind::brain::learned`); `train32` and `train33`
+//! are plain everyday tasks and `train34` the owner's commands to soul itself, all ordinary. All are learned from, so their rows here are in-sample; the
 //! trainer prints each set's out-of-fold figures, which are the measure. `blind4_*` (240 + 240), by two more, was committed unread before the learned
 //! readings changed, and is never printed with its misses.
 
