@@ -87,12 +87,33 @@ async fn the_town_drafts_reviews_posts_and_reports() {
         "history names real notes"
     );
 
-    let news = wait_for(&c, kind(SoulKind::News), 8).await;
-    let titles: Vec<String> = news
-        .iter()
-        .filter_map(|e| parse::<News>(e).ok())
-        .map(|n| n.title)
-        .collect();
+    // The reporter publishes feed by feed, item by item: wait for an item of each feed, not for
+    // a count, which the first feed alone can reach.
+    let of_each_feed = ["flower market", "pixel art", "チューリップ"];
+    let titles_of = |news: &[Event]| -> Vec<String> {
+        news.iter()
+            .filter_map(|e| parse::<News>(e).ok())
+            .map(|n| n.title)
+            .collect()
+    };
+    let titles = wait_settled(&c, kind(SoulKind::News), PATIENCE, |news| {
+        let titles = titles_of(news);
+        let all = of_each_feed
+            .iter()
+            .all(|w| titles.iter().any(|t| t.contains(w)));
+        (all && titles.len() >= 8).then_some(titles)
+    })
+    .await;
+    // Patience ran out: the assertions below say what was there.
+    let titles = match titles {
+        Some(t) => t,
+        None => titles_of(
+            &wait_for(&c, kind(SoulKind::News), 0)
+                .await
+                .into_iter()
+                .collect::<Vec<_>>(),
+        ),
+    };
     assert!(
         titles.len() >= 8,
         "the sample feeds fill the bulletin: {titles:?}"
