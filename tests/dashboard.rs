@@ -368,7 +368,7 @@ async fn the_control_panel_in_a_browser() {
         .next()
         .expect("the slider published the owner's params");
     assert!(p.tags.public_keys().any(|k| *k == gorilla), "{log}");
-    assert_eq!(parse::<Params>(p).unwrap().risk_tolerance, 0.65, "{log}");
+    assert_eq!(parse::<Params>(p).unwrap().risk_tolerance, 0.95, "{log}");
     let comments = wait_for(&c, Filter::new().kind(Kind::TextNote).author(owner), 1).await;
     let comment = comments
         .iter()

@@ -8,9 +8,10 @@ import { chromium } from "playwright-core";
 const [url, screenshot] = process.argv.slice(2);
 const stamp = Date.now();
 const agreed = `Back up the family photos to the external disk every night (${stamp})`;
-// "production" is a risk cautious panda minds and gorilla (risk 0.65, as set below) accepts
-// with conditions; no learned harm in it (the learned reading is sure it is ordinary).
-const split = `Move the blog to production this week (${stamp})`;
+// Cautious panda refuses it; gorilla, made bold below (risk 0.95), takes it with conditions —
+// for every stamp: the stamp's digits move the learned reading, and a seed gorilla split with
+// panda on only 161 of 200 stamps tried.
+const split = `Invest in crypto to grow our income (${stamp})`;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -36,12 +37,12 @@ try {
   if (!source.includes("seed")) throw new Error(`panda's params say ${source}`);
   step(`sliders show the seed params (panda risk ${seed})`);
   // Move gorilla's risk slider and set it as the owner.
-  await risk("gorilla").evaluate((el) => { el.value = "0.65"; el.dispatchEvent(new Event("input", { bubbles: true })); });
+  await risk("gorilla").evaluate((el) => { el.value = "0.95"; el.dispatchEvent(new Event("input", { bubbles: true })); });
   await page.click(`#params .params[data-brain="gorilla"] .save`);
   await page.locator(`#params .params[data-brain="gorilla"] .source`, { hasText: "set by the owner" }).waitFor(T);
   const now = await risk("gorilla").inputValue();
-  if (now !== "0.65") throw new Error(`gorilla's slider shows ${now} after the owner set 0.65`);
-  step("gorilla's params set by the owner (risk 0.65)");
+  if (now !== "0.95") throw new Error(`gorilla's slider shows ${now} after the owner set 0.95`);
+  step("gorilla's params set by the owner (risk 0.95)");
 
   // A task both running brains approve: decided, counted in the statistics.
   await page.fill("#title", agreed);
