@@ -176,8 +176,8 @@ pub fn features_scored(
             hits.push((usize::MAX, amount_hit(written, weight)));
         }
     }
-    // The learned reading adds caution where the lexicon saw no harm. Where the lexicon saw one,
-    // the reading may take its words as a mention ("remind grandma that the bank never asks for
+    // The learned reading adds caution wherever it reaches its line. Where the lexicon saw a
+    // harm, the reading may take its words as a mention ("remind grandma that the bank never asks for
     // her PIN") only below `clear_below`, a line the trainer sets so low that the harms it lets
     // through are within its budget, out of fold, in the brains' real debate; and only for
     // harms as shipped: one the owner added or changed always stands; and never for a short
