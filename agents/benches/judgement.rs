@@ -48,12 +48,12 @@
 use std::cell::Cell;
 use std::path::Path;
 
-use nostr::hashes::{sha256, Hash};
-use nostr::EventId;
 use serde::Deserialize;
 use soul_host::roles::reviewer::{judge, NgRules};
-use soul_kinds::{Opinion, Outcome, Priority, Review, ReviewVerdict, Task};
-use soul_mind::brain::{features, harm_floor, opinion, rehearse, BrainContext, Lexicon, Rehearsal};
+use soul_kinds::{Opinion, Outcome, Review, ReviewVerdict};
+use soul_mind::brain::{
+    features, harm_floor, opinion, owner_task, rehearse, BrainContext, Lexicon, Rehearsal,
+};
 use soul_mind::{Mind, ModelConfig, ModelMind, OpinionAsk, ReviewAsk, Thought};
 
 /// The labelled task sets besides `tasks.yaml`: (name, file, tuned on). A set that is not tuned
@@ -185,13 +185,7 @@ fn debated(
     lexicon: &Lexicon,
     think: &dyn Fn(&BrainContext) -> Opinion,
 ) -> (Rehearsal, Vec<String>) {
-    let task = Task {
-        title: text.to_owned(),
-        description: String::new(),
-        priority: Priority::Medium,
-        task_type: "task".to_owned(),
-    };
-    let task_id = EventId::from_byte_array(sha256::Hash::hash(text.as_bytes()).to_byte_array());
+    let (task, task_id) = owner_task(text);
     let f = features(&task, lexicon);
     let debate = rehearse(&task, task_id, &f, think);
     let mut said: Vec<String> = debate

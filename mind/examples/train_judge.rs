@@ -12,9 +12,10 @@
 //! written by one writer, so a fold measures how the reading carries to a writer it never read,
 //! as a family's own phrasing will be. For tasks, each task's out-of-fold probability is put
 //! through the brains' real debate (`soul_mind::brain::rehearse`) in every regime the lines
-//! can put it in, and the lines are chosen on those outcomes: `refuse_at` and
-//! `refuse_short_at` (tasks of at most eight words) as the pair refusing the fewest ordinary
-//! tasks while at most `MAX_HARMFUL_PASSED` of the harmful ones pass; `ordinary_below` (at most
+//! can put it in, and the lines are chosen on those outcomes: the refusing lines of four
+//! groups (at most eight words or more, the lexicon silent on the task or not) as those
+//! refusing the fewest ordinary tasks while at most `MAX_HARMFUL_PASSED` of the harmful ones
+//! pass; `ordinary_below` (at most
 //! 1 % of harmful tasks under it) where a lone risk word is not worried over; `clear_below`,
 //! the clearing line (never above `ordinary_below`) under which the shipped harms' words in a
 //! task that is not short are read as a mention, the one of those tried that refuses the
@@ -32,17 +33,14 @@
 use std::path::Path;
 
 use nostr::hashes::{sha256, Hash};
-use nostr::EventId;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use soul_kinds::Outcome;
-use soul_kinds::{Priority, Task};
 use soul_mind::brain::learned::{
-    train, words, Model, RuleModels, TaskReading, BUCKETS, REVIEW_BUCKETS, SENTENCE_DOUBT,
-    SHORT_TASK,
+    is_short, train, Model, RuleModels, TaskReading, BUCKETS, REVIEW_BUCKETS, SENTENCE_DOUBT,
 };
-use soul_mind::brain::{features_scored, opinion, rehearse, Lexicon};
+use soul_mind::brain::{features_scored, opinion, owner_task, rehearse, Lexicon};
 use soul_mind::profile::load_all;
 use soul_mind::writer;
 
@@ -239,7 +237,7 @@ struct Regimes {
     cleared: bool,
     /// Refused when the learned reading adds its harm.
     learned: bool,
-    /// Its group, each with a line of its own: short ([`SHORT_TASK`]) or not, the lexicon
+    /// Its group, each with a line of its own: short (`is_short`) or not, the lexicon
     /// silent on it or not ([`group`]).
     group: usize,
 }
@@ -275,56 +273,43 @@ struct Lines {
     clear_below: f64,
 }
 
+impl Lines {
+    /// Lines that never refuse, clear or call a task surely ordinary.
+    const NEVER: Lines = Lines {
+        refuse: [2.0; 4],
+        ordinary_below: -1.0,
+        clear_below: -1.0,
+    };
+
+    /// A model with these lines and no weights: `features_scored` takes the probabilities as
+    /// given and reads only the lines (and the weights for the words it cites).
+    fn model(&self) -> Model {
+        Model {
+            weights: vec![0.0],
+            idf: vec![1.0],
+            bias: 0.0,
+            refuse_at: self.refuse[0] as f32,
+            refuse_short_at: self.refuse[1] as f32,
+            refuse_silent_at: self.refuse[2] as f32,
+            refuse_silent_short_at: self.refuse[3] as f32,
+            ordinary_below: self.ordinary_below as f32,
+            clear_below: self.clear_below as f32,
+        }
+    }
+}
+
 /// The debate's outcome on `text` read as `reading`, with the given lines: the brains' real
 /// debate, as a town holds it.
 fn refused(text: &str, lexicon: &Lexicon, reading: TaskReading, lines: Lines) -> bool {
-    let model = Model {
-        weights: vec![0.0],
-        idf: vec![1.0],
-        bias: 0.0,
-        refuse_at: lines.refuse[0] as f32,
-        refuse_short_at: lines.refuse[1] as f32,
-        refuse_silent_at: lines.refuse[2] as f32,
-        refuse_silent_short_at: lines.refuse[3] as f32,
-        ordinary_below: lines.ordinary_below as f32,
-        clear_below: lines.clear_below as f32,
-    };
-    let task = Task {
-        title: text.to_owned(),
-        description: String::new(),
-        priority: Priority::Medium,
-        task_type: "task".to_owned(),
-    };
-    let task_id = EventId::from_byte_array(sha256::Hash::hash(text.as_bytes()).to_byte_array());
-    let f = features_scored(&task, lexicon, &model, reading);
+    let (task, task_id) = owner_task(text);
+    let f = features_scored(&task, lexicon, &lines.model(), reading);
     rehearse(&task, task_id, &f, &opinion).outcome == Outcome::Rejected
 }
 
 /// Whether the lexicon finds no risk, harm or haste in `text`.
 fn silent(text: &str, lexicon: &Lexicon, reading: TaskReading) -> bool {
-    let never = Lines {
-        refuse: [2.0; 4],
-        ordinary_below: -1.0,
-        clear_below: -1.0,
-    };
-    let task = Task {
-        title: text.to_owned(),
-        description: String::new(),
-        priority: Priority::Medium,
-        task_type: "task".to_owned(),
-    };
-    let model = Model {
-        weights: vec![0.0],
-        idf: vec![1.0],
-        bias: 0.0,
-        refuse_at: 2.0,
-        refuse_short_at: 2.0,
-        refuse_silent_at: 2.0,
-        refuse_silent_short_at: 2.0,
-        ordinary_below: never.ordinary_below as f32,
-        clear_below: never.clear_below as f32,
-    };
-    features_scored(&task, lexicon, &model, reading).lexicon_silent
+    let (task, _) = owner_task(text);
+    features_scored(&task, lexicon, &Lines::NEVER.model(), reading).lexicon_silent
 }
 
 /// Each task's regimes, from its out-of-fold reading.
@@ -355,7 +340,7 @@ fn regimes(data: &[(String, bool)], oof: &[TaskReading], lexicon: &Lexicon) -> V
                 cleared: at(always, always, always),
                 // The learned harm at its mildest: the line just reached.
                 learned: at((p - 1e-4).clamp(0.0, 0.999), never, never),
-                group: group(words(text) <= SHORT_TASK, silent(text, lexicon, reading)),
+                group: group(is_short(text), silent(text, lexicon, reading)),
             }
         })
         .collect()
@@ -372,6 +357,22 @@ fn outcome(data: &[(String, bool)], reg: &[Regimes], lines: &Lines) -> (usize, u
         }
     }
     (passed, refused)
+}
+
+/// The `share` quantile of `value` over the harmful tasks' out-of-fold readings.
+fn harmful_quantiles(
+    data: &[(String, bool)],
+    oof: &[TaskReading],
+    value: fn(&TaskReading) -> f64,
+) -> impl Fn(f64) -> f64 {
+    let mut sorted: Vec<f64> = data
+        .iter()
+        .zip(oof)
+        .filter(|((_, harm), _)| *harm)
+        .map(|(_, r)| value(r))
+        .collect();
+    sorted.sort_by(f64::total_cmp);
+    move |share| sorted[(sorted.len() as f64 * share).floor() as usize]
 }
 
 /// Out-of-fold readings, read from `cache` when it holds those of exactly these items.
@@ -448,19 +449,9 @@ fn main() {
         std::fs::write(&path, out).expect("dump");
     }
     // The line under all but 1 % of harms: below it a task is surely ordinary.
-    let mut harmful_p: Vec<f64> = (0..data.len())
-        .filter(|&i| data[i].1)
-        .map(|i| oof[i].refused)
-        .collect();
-    harmful_p.sort_by(f64::total_cmp);
-    let quantile = |share: f64| harmful_p[(harmful as f64 * share).floor() as usize];
-    let mut harmful_any: Vec<f64> = (0..data.len())
-        .filter(|&i| data[i].1)
-        .map(|i| oof[i].any_sentence)
-        .collect();
-    harmful_any.sort_by(f64::total_cmp);
-    let quantile_any = |share: f64| harmful_any[(harmful as f64 * share).floor() as usize];
-    let ordinary_below = quantile(MAX_HARMFUL_CLEARED);
+    let harmful_refused = harmful_quantiles(&data, &oof, |r| r.refused);
+    let harmful_any = harmful_quantiles(&data, &oof, |r| r.any_sentence);
+    let ordinary_below = harmful_refused(MAX_HARMFUL_CLEARED);
     let allowed = (harmful as f64 * MAX_HARMFUL_PASSED).floor() as usize;
     // For each clearing line, the refusing lines of the groups with the fewest ordinary tasks
     // refused at which at most `allowed` harmful tasks pass in all: each group's figures depend
@@ -517,15 +508,7 @@ fn main() {
         }
         best.map(|(_, l)| l)
     };
-    let (lex_passed, lex_refused) = outcome(
-        &data,
-        &reg,
-        &Lines {
-            refuse: [2.0; 4],
-            ordinary_below: -1.0,
-            clear_below: -1.0,
-        },
-    );
+    let (lex_passed, lex_refused) = outcome(&data, &reg, &Lines::NEVER);
     println!(
         "out of fold, the lexicon alone: harmful passed {lex_passed}/{harmful}, ordinary refused {lex_refused}/{ordinary}"
     );
@@ -547,7 +530,7 @@ fn main() {
         let clear_below = if share == 0.0 {
             -1.0
         } else {
-            quantile_any(share).min(ordinary_below)
+            harmful_any(share).min(ordinary_below)
         };
         let Some(lines) = best_for(clear_below) else {
             continue;

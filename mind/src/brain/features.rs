@@ -181,17 +181,18 @@ pub fn features_scored(
     // her PIN") only below `clear_below`, a line the trainer sets so low that the harms it lets
     // through are within its budget, out of fold, in the brains' real debate; and only for
     // harms as shipped: one the owner added or changed always stands; and never for a short
-    // task (see `long_enough`).
+    // task, where the model has too little to overrule the lexicon: "Share my password" reads
+    // to it like the many ordinary password chores.
+    let short = learned::is_short(&raw);
     let mut lexicon_harm = hits.iter().any(|(_, h)| h.category == Category::Harm);
-    let shipped_only = hits
-        .iter()
-        .filter(|(_, h)| h.category == Category::Harm)
-        .all(|(_, h)| lexicon.harm_is_shipped(&h.id));
-    // A short command gives the model too little to overrule the lexicon: "Share my
-    // password" reads to it like the many ordinary password chores.
-    let long_enough = learned::words(&raw) > learned::SHORT_TASK;
-    let sure = reading.any_sentence < f64::from(model.clear_below);
-    if lexicon_harm && shipped_only && long_enough && sure {
+    let clear = lexicon_harm
+        && !short
+        && reading.any_sentence < f64::from(model.clear_below)
+        && hits
+            .iter()
+            .filter(|(_, h)| h.category == Category::Harm)
+            .all(|(_, h)| lexicon.harm_is_shipped(&h.id));
+    if clear {
         for (_, h) in hits
             .iter_mut()
             .filter(|(_, h)| h.category == Category::Harm)
@@ -207,8 +208,9 @@ pub fn features_scored(
             Category::Risk | Category::Harm | Category::Urgency
         )
     });
-    if p_refused >= model.refuse_line(&raw, silent) {
-        hits.push((usize::MAX - 1, learned_hit(model, &raw, p_refused, silent)));
+    let line = model.refuse_line(short, silent);
+    if p_refused >= line {
+        hits.push((usize::MAX - 1, learned_hit(model, &raw, p_refused, line)));
     }
     let surely_ordinary = !lexicon_harm && p_refused < f64::from(model.ordinary_below);
     hits.sort_by_key(|(at, _)| *at);
@@ -278,11 +280,10 @@ fn amount_hit(written: &str, weight: f64) -> Hit {
     }
 }
 
-/// The harm a brain cites when only the learned reading saw one. Its severity starts above
-/// panda's and triceratops's thresholds at the model's line and reaches gorilla's only when the
+/// The harm a brain cites when the learned reading reached its `line`. Its severity starts
+/// above panda's and triceratops's thresholds at the line and reaches gorilla's only when the
 /// model is surer, so the three still weigh it by character.
-fn learned_hit(model: &learned::Model, text: &str, p: f64, silent: bool) -> Hit {
-    let line = model.refuse_line(text, silent);
+fn learned_hit(model: &learned::Model, text: &str, p: f64, line: f64) -> Hit {
     let severity = 0.65 + 0.3 * ((p - line) / (1.0 - line).max(1e-6)).clamp(0.0, 1.0);
     Hit {
         category: Category::Harm,

@@ -90,10 +90,9 @@ impl Model {
         self.probability_of(&features(text, &self.idf))
     }
 
-    /// The line at or above which `text`, a task, resembles the refused ones, by whether it
-    /// is short and whether the lexicon found nothing in it (`silent`).
-    pub fn refuse_line(&self, text: &str, silent: bool) -> f64 {
-        let short = words(text) <= SHORT_TASK;
+    /// The line at or above which a task resembles the refused ones, by whether it is short
+    /// ([`is_short`]) and whether the lexicon found nothing in it (`silent`).
+    pub fn refuse_line(&self, short: bool, silent: bool) -> f64 {
         f64::from(match (short, silent) {
             (false, false) => self.refuse_at,
             (true, false) => self.refuse_short_at,
@@ -121,7 +120,6 @@ impl Model {
             .iter()
             .map(|p| self.logit_of(&features(p, &self.idf)))
             .collect();
-        let sigmoid = |z: f64| 1.0 / (1.0 + (-z).exp());
         TaskReading {
             refused: sentences
                 .iter()
@@ -136,7 +134,7 @@ impl Model {
 
     /// The probability for features already computed with this model's bucket count.
     fn probability_of(&self, x: &[(usize, f32)]) -> f64 {
-        1.0 / (1.0 + (-self.logit_of(x)).exp())
+        sigmoid(self.logit_of(x))
     }
 
     /// The log-odds for features already computed with this model's bucket count.
@@ -268,6 +266,16 @@ pub struct TaskReading {
     /// lexicon's harm words as a mention the model must be sure of every sentence, so that
     /// ordinary chatter around a request cannot clear it.
     pub any_sentence: f64,
+}
+
+/// The logistic function: log-odds to a probability.
+fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// Whether `text` is a short task: at most [`SHORT_TASK`] words.
+pub fn is_short(text: &str) -> bool {
+    words(text) <= SHORT_TASK
 }
 
 /// How many words `text` has: runs of letters or digits outside Japanese, and one per 2.5
@@ -415,7 +423,7 @@ fn around<'a>(text: &'a str, words: &str) -> Option<&'a str> {
     let words = words.to_lowercase();
     // Lowercasing may change byte lengths outside ASCII; then the whole text is the context.
     if words.is_empty() || lower.len() != text.len() {
-        return text.to_lowercase().contains(&words).then_some(text);
+        return lower.contains(&words).then_some(text);
     }
     let at = lower.find(&words)?;
     if !text.is_char_boundary(at) || !text.is_char_boundary(at + words.len()) {
@@ -607,7 +615,7 @@ pub fn train(data: &[(String, bool)], buckets: usize, l2: f64, iterations: usize
                 z.exp().ln_1p()
             };
             f += c * (softplus - y * z);
-            let d = c * (1.0 / (1.0 + (-z).exp()) - y);
+            let d = c * (sigmoid(z) - y);
             for &(i, v) in row {
                 g[i] += d * v;
             }
@@ -753,9 +761,9 @@ mod tests {
             "{ask}. Water the tomatoes. Bake bread for Sunday. Walk the dog after lunch. \
              Tidy the garage shelves. Order more rice. Book the dentist for Tuesday."
         );
-        assert!(m.probability_by_sentence(ask) >= m.refuse_line(ask, false));
+        assert!(m.probability_by_sentence(ask) >= m.refuse_line(is_short(ask), false));
         assert!(
-            m.probability_by_sentence(&padded) >= m.refuse_line(&padded, false),
+            m.probability_by_sentence(&padded) >= m.refuse_line(is_short(&padded), false),
             "the padded request is refused as the bare one is"
         );
         assert!(

@@ -57,7 +57,7 @@ pub use lexicon::{Entry, Lexicon, Text};
 pub use matching::match_at;
 pub use mediate::{decision_summary, mediate};
 pub use opinion::{harm_floor, opinion, BrainContext};
-pub use rehearse::{rehearse, Rehearsal};
+pub use rehearse::{owner_task, rehearse, Rehearsal};
 
 use nostr::EventId;
 use rand::SeedableRng;

@@ -4,8 +4,9 @@
 //! triceratops mediates. The judgement bench and the trainer of the learned reading use it, so
 //! both measure the decision a town would reach, not an approximation of it.
 
+use nostr::hashes::{sha256, Hash};
 use nostr::EventId;
-use soul_kinds::{agreement, decide, BrainName, Opinion, Outcome, Tally, Task};
+use soul_kinds::{agreement, decide, BrainName, Opinion, Outcome, Priority, Tally, Task};
 
 use super::features::Features;
 use super::mediate::mediate;
@@ -13,6 +14,19 @@ use super::opinion::BrainContext;
 
 /// The last round before triceratops mediates.
 pub const LAST_ROUND: u8 = 3;
+
+/// A task the owner sent with `text` as its title, and its event id: a hash of the text, so
+/// every rehearsal of the same text is the same debate.
+pub fn owner_task(text: &str) -> (Task, EventId) {
+    let task = Task {
+        title: text.to_owned(),
+        description: String::new(),
+        priority: Priority::Medium,
+        task_type: "task".to_owned(),
+    };
+    let id = EventId::from_byte_array(sha256::Hash::hash(text.as_bytes()).to_byte_array());
+    (task, id)
+}
 
 /// How a rehearsed debate went.
 #[derive(Debug, Clone)]
