@@ -1,31 +1,24 @@
-//! Trains the learned readings (`soul_mind::brain::learned`): of tasks, written to
-//! `mind/data/judge.bin`, and of drafts, one model per NG rule, written to `mind/data/review.bin`.
+//! Trains the learned reading of tasks (`soul_mind::brain::learned`) and writes it to
+//! `mind/data/judge.bin`. The drafts' reading is trained beside the reviewer, by
+//! `host/examples/train_review.rs`.
 //!
 //! `cargo run --release -p soul-mind --example train_judge [-- --hold SET,SET…]`
 //!
 //! It learns from the tuned and training sets in `agents/data/eval/` — never from the blind
-//! sets, nor from the held-out quarter of `tasks.yaml` and `drafts.yaml` — so the bench's
-//! figures on those stay an honest measure. `--hold` leaves more sets out, to measure a change
-//! on sets the models have not seen before they learn from them.
+//! sets, nor from the held-out quarter of `tasks.yaml` — so the bench's figures on those stay an
+//! honest measure. `--hold` leaves more sets out, to measure a change on sets the model has not
+//! seen before it learns from them.
 //!
-//! The decision lines are chosen out of fold, and the folds are whole sets: every set was
-//! written by one writer, so a fold measures how the reading carries to a writer it never read,
-//! as a family's own phrasing will be. For tasks, each task's out-of-fold probability is put
-//! through the brains' real debate (`soul_mind::brain::rehearse`) in every regime the lines
-//! can put it in, and the lines are chosen on those outcomes: the refusing lines of four
-//! groups (at most eight words or more, the lexicon silent on the task or not) as those
-//! refusing the fewest ordinary tasks while at most `MAX_HARMFUL_PASSED` of the harmful ones
-//! pass; `ordinary_below` (at most
-//! 1 % of harmful tasks under it) where a lone risk word is not worried over; `clear_below`,
-//! the clearing line (never above `ordinary_below`) under which the shipped harms' words in a
-//! task that is not short are read as a mention, the one of those tried that refuses the
-//! fewest ordinary tasks within the same budget. For each NG rule, `refuse_at` (not under 0.25)
-//! is set so that at most 0.8 % of ordinary drafts reach it out of fold, and at most 0.2 % of
-//! 1,200 posts the built-in writer wrote for this (seeds the writer bench does not use); under
-//! `ordinary_below` (at most 2 % of the rule's own drafts out of fold) the rule's words are
-//! read in their everyday sense. The draft models also learn from such posts as ordinary: they
-//! are what a town's timeline is mostly made of, and the labelled sets alone taught the models
-//! to doubt plain diary lines.
+//! The decision lines are chosen out of fold, on folds of whole sets
+//! (`soul_mind::brain::training`). Each task's out-of-fold probability is put through the
+//! brains' real debate (`soul_mind::brain::rehearse`) in every regime the lines can put it in,
+//! and the lines are chosen on those outcomes: the refusing lines of four groups (at most eight
+//! words or more, the lexicon silent on the task or not) as those refusing the fewest ordinary
+//! tasks while at most `MAX_HARMFUL_PASSED` of the harmful ones pass; `ordinary_below` (at most
+//! 1 % of harmful tasks under it) where a lone risk word is not worried over; `clear_below`, the
+//! clearing line (never above `ordinary_below`) under which the shipped harms' words in a task
+//! that is not short are read as a mention, the one of those tried that refuses the fewest
+//! ordinary tasks within the same budget.
 //!
 //! Out-of-fold probabilities are cached in `target/train_judge_oof.txt`, keyed by the data and
 //! the settings, so a change to the lines alone is measured in a minute.
@@ -33,16 +26,13 @@
 use std::path::Path;
 
 use nostr::hashes::{sha256, Hash};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use soul_kinds::Outcome;
 use soul_mind::brain::learned::{
-    is_short, train, Model, RuleModels, TaskReading, BUCKETS, REVIEW_BUCKETS, SENTENCE_DOUBT,
+    is_short, train, Model, TaskReading, BUCKETS, MAGIC, SENTENCE_DOUBT,
 };
+use soul_mind::brain::training::{labelled, out_of_fold, Item, FOLDS, ITERATIONS, L2};
 use soul_mind::brain::{features_scored, opinion, owner_task, rehearse, Lexicon};
-use soul_mind::profile::load_all;
-use soul_mind::writer;
 
 /// The task sets learned from; the first eight are also tuned on by the lexicon.
 const TRAINING: &[&str] = &[
@@ -83,56 +73,19 @@ const TRAINING: &[&str] = &[
     "train32_tasks.yaml",
     "train33_tasks.yaml",
     "train34_tasks.yaml",
+    "train35_tasks.yaml",
+    "train36_tasks.yaml",
+    "train37_tasks.yaml",
+    "train38_tasks.yaml",
+    "train39_tasks.yaml",
+    "train40_tasks.yaml",
 ];
-const FOLDS: usize = 5;
-/// The L2 penalty on the mean loss; about scikit-learn's C = 10 for these sets.
-const L2: f64 = 1e-5;
-/// Most L-BFGS iterations per model.
-const ITERATIONS: usize = 400;
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
 /// tasks refused are what it costs.
 const MAX_HARMFUL_PASSED: f64 = 0.02;
 /// Most harmful tasks the learned reading may call surely ordinary, out of fold.
 const MAX_HARMFUL_CLEARED: f64 = 0.01;
-
-/// The draft sets learned from, as for tasks.
-const DRAFT_TRAINING: &[&str] = &[
-    "drafts.yaml",
-    "fresh_drafts.yaml",
-    "dev_drafts.yaml",
-    "dev2_drafts.yaml",
-    "dev3_drafts.yaml",
-    "dev5_drafts.yaml",
-    "train5_drafts.yaml",
-    "train6_drafts.yaml",
-    "train15_drafts.yaml",
-    "train16_drafts.yaml",
-    "train31_drafts.yaml",
-];
-const RULES: &[&str] = &["NG1", "NG2", "NG3", "NG4", "NG5", "NG6"];
-/// Built-in writer posts per resident profile learned from as ordinary, and as many more to
-/// set the lines on.
-const WRITER_POSTS: u64 = 150;
-/// Most writer posts one rule's model may reject.
-const MAX_WRITER_REJECTED_PER_RULE: f64 = 0.002;
-/// Most of a rule's own drafts its model may call surely fine, out of fold.
-const MAX_NG_CLEARED: f64 = 0.02;
-/// Most ordinary drafts one rule's model may reject, out of fold.
-const MAX_ORDINARY_REJECTED_PER_RULE: f64 = 0.008;
-/// No rule's model rejects a post it is less than this sure of.
-const MIN_RULE_LINE: f64 = 0.25;
-
-#[derive(Deserialize)]
-struct Drafts {
-    drafts: Vec<Draft>,
-}
-
-#[derive(Deserialize)]
-struct Draft {
-    ng: Option<String>,
-    text: String,
-}
 
 #[derive(Deserialize)]
 struct Tasks {
@@ -143,82 +96,6 @@ struct Tasks {
 struct Labelled {
     harm: bool,
     text: String,
-}
-
-/// One labelled text, the set it came from and that set's fold.
-struct Item<T> {
-    set: &'static str,
-    fold: usize,
-    item: T,
-}
-
-/// The sets given with `--hold`, left out of training.
-fn held() -> Vec<String> {
-    let argv: Vec<String> = std::env::args().collect();
-    argv.iter()
-        .position(|a| a == "--hold")
-        .and_then(|i| argv.get(i + 1))
-        .map(|s| s.split(',').map(str::to_owned).collect())
-        .unwrap_or_default()
-}
-
-/// Every item of the labelled `sets` but the held-out quarter of the first set (`tasks.yaml`,
-/// `drafts.yaml`: every 4th item, as the bench says) and the sets held with `--hold`; a set's
-/// fold is its place in `sets` modulo `FOLDS`. `items` takes a set's list.
-fn labelled<S: serde::de::DeserializeOwned, T>(
-    sets: &[&'static str],
-    items: fn(S) -> Vec<T>,
-) -> Vec<Item<T>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../agents/data/eval");
-    let hold = held();
-    let mut out = Vec::new();
-    for (n, name) in sets.iter().enumerate() {
-        if hold.iter().any(|h| name.starts_with(&format!("{h}_"))) {
-            println!("held out: {name}");
-            continue;
-        }
-        let text = std::fs::read_to_string(dir.join(name))
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()));
-        let set: S = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        out.extend(
-            items(set)
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| n > 0 || i % 4 != 3)
-                .map(|(_, item)| Item {
-                    set: name,
-                    fold: n % FOLDS,
-                    item,
-                }),
-        );
-    }
-    out
-}
-
-/// Out-of-fold probabilities: each item scored, as `score` scores it in use, by a model trained
-/// on the other folds' sets.
-fn out_of_fold<T: Clone + Default>(
-    data: &[(String, bool)],
-    folds: &[usize],
-    buckets: usize,
-    score: fn(&Model, &str) -> T,
-) -> Vec<T> {
-    let mut oof = vec![T::default(); data.len()];
-    for fold in 0..FOLDS {
-        let train_part: Vec<(String, bool)> = data
-            .iter()
-            .zip(folds)
-            .filter(|(_, &f)| f != fold)
-            .map(|(d, _)| d.clone())
-            .collect();
-        let model = train(&train_part, buckets, L2, ITERATIONS);
-        for (i, (text, _)) in data.iter().enumerate() {
-            if folds[i] == fold {
-                oof[i] = score(&model, text);
-            }
-        }
-    }
-    oof
 }
 
 /// What the brains decide on one task, out of fold, in each of the regimes its learned
@@ -382,8 +259,9 @@ fn cached_out_of_fold(data: &[(String, bool)], folds: &[usize], cache: &Path) ->
         key.push_str(&format!("{harm}{fold}{text}\n"));
     }
     let key = format!(
-        "{} {L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT}",
-        sha256::Hash::hash(key.as_bytes())
+        "{} {L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT} {}",
+        sha256::Hash::hash(key.as_bytes()),
+        String::from_utf8_lossy(MAGIC)
     );
     if let Ok(saved) = std::fs::read_to_string(cache) {
         let mut lines = saved.lines();
@@ -414,6 +292,15 @@ fn cached_out_of_fold(data: &[(String, bool)], folds: &[usize], cache: &Path) ->
     oof
 }
 
+/// The harms passed and ordinary tasks refused of all groups, group `g` at line `ks[g]` of the
+/// grid `figures[g]` was tallied on.
+fn totals(figures: &[Vec<(usize, usize)>], ks: &[usize; 4]) -> (usize, usize) {
+    figures
+        .iter()
+        .zip(ks)
+        .fold((0, 0), |(p, r), (fig, &k)| (p + fig[k].0, r + fig[k].1))
+}
+
 fn main() {
     let items = labelled(TRAINING, |s: Tasks| s.tasks);
     let data: Vec<(String, bool)> = items
@@ -435,10 +322,12 @@ fn main() {
         let mut out = String::new();
         for ((item, (text, harm)), r) in items.iter().zip(&data).zip(&reg) {
             out.push_str(&format!(
-                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
                 item.set,
                 u8::from(*harm),
                 r.p,
+                r.any_sentence,
+                GROUPS[r.group],
                 u8::from(r.plain),
                 u8::from(r.sure),
                 u8::from(r.cleared),
@@ -485,28 +374,50 @@ fn main() {
                     .collect()
             })
             .collect();
-        let mut best: Option<(usize, Lines)> = None;
+        let mut best: Option<(usize, [usize; 4])> = None;
         for step in 0..4000 {
             let price = f64::from(step) * 0.05;
-            let mut refuse = [0.0; 4];
-            let (mut passed, mut refused) = (0, 0);
-            for (g, fig) in figures.iter().enumerate() {
-                let k = (0..grid.len())
+            let ks: [usize; 4] = std::array::from_fn(|g| {
+                (0..grid.len())
                     .rev()
                     .min_by(|&a, &b| {
-                        let cost = |k: usize| fig[k].1 as f64 + price * fig[k].0 as f64;
+                        let cost =
+                            |k: usize| figures[g][k].1 as f64 + price * figures[g][k].0 as f64;
                         cost(a).total_cmp(&cost(b))
                     })
-                    .expect("a grid");
-                refuse[g] = grid[k];
-                passed += fig[k].0;
-                refused += fig[k].1;
-            }
+                    .expect("a grid")
+            });
+            let (passed, refused) = totals(&figures, &ks);
             if passed <= allowed && best.as_ref().is_none_or(|(r, _)| refused < *r) {
-                best = Some((refused, lines(refuse)));
+                best = Some((refused, ks));
             }
         }
-        best.map(|(_, l)| l)
+        // The hull leaves part of the budget unspent when its next point is over it: then one
+        // group at a time takes the higher line that spares the most ordinary tasks per harm
+        // it lets pass, while the harms passed still fit.
+        let (_, mut ks) = best?;
+        loop {
+            let (passed, _) = totals(&figures, &ks);
+            let mut pick: Option<(f64, usize, usize)> = None;
+            for (g, fig) in figures.iter().enumerate() {
+                for k in ks[g] + 1..grid.len() {
+                    let spared = fig[ks[g]].1 as f64 - fig[k].1 as f64;
+                    let more = fig[k].0.saturating_sub(fig[ks[g]].0);
+                    if spared <= 0.0 || passed - fig[ks[g]].0 + fig[k].0 > allowed {
+                        continue;
+                    }
+                    let worth = spared / (more as f64 + 0.5);
+                    if pick.is_none_or(|(w, _, _)| worth > w) {
+                        pick = Some((worth, g, k));
+                    }
+                }
+            }
+            match pick {
+                Some((_, g, k)) => ks[g] = k,
+                None => break,
+            }
+        }
+        Some(lines(ks.map(|k| grid[k])))
     };
     let (lex_passed, lex_refused) = outcome(&data, &reg, &Lines::NEVER);
     println!(
@@ -563,7 +474,6 @@ fn main() {
     std::fs::write(&out, model.to_bytes()).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
     println!("wrote {}", out.display());
     let _ = Model::from_bytes(&std::fs::read(&out).expect("read back")).expect("valid model");
-    drafts();
 }
 
 /// Out-of-fold figures per set with `lines`, so a set whose writer the rest do not carry to
@@ -589,122 +499,4 @@ fn per_set(items: &[Item<Labelled>], data: &[(String, bool)], reg: &[Regimes], l
             "    {set:<22} harmful passed {passed:>3}/{h:<3} ordinary refused {refused:>3}/{o}"
         );
     }
-}
-
-/// Posts by the built-in writer, `WRITER_POSTS` per resident profile of `residents/`, over the
-/// hours, moods and tiredness of a town day; `batch` picks the seeds.
-fn writer_posts(batch: u64) -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let (common, profiles) = load_all(&root).expect("residents/");
-    let mut out = Vec::new();
-    for (n, profile) in profiles.iter().enumerate() {
-        let mut topic: Option<String> = None;
-        for i in 0..WRITER_POSTS {
-            let seed = (batch << 40) ^ ((n as u64) << 20) ^ i;
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let input = writer::Input {
-                profile,
-                common: &common,
-                source: writer::Source::Continue {
-                    topic: topic.clone(),
-                },
-                mood: (i * 37 % 101) as f64 / 100.0,
-                fatigue: (i * 53 % 101) as f64 / 100.0,
-                hour: (i * 7 % 24) as u32,
-                favourites: &[],
-                said: &[],
-            };
-            if let Some(w) = writer::write(&input, &mut rng, |_| true) {
-                topic = Some(w.topic);
-                out.push(w.text);
-            }
-        }
-    }
-    out
-}
-
-/// The drafts' models, one per rule, each against all other drafts.
-fn drafts() {
-    let items = labelled(DRAFT_TRAINING, |s: Drafts| s.drafts);
-    let mut folds: Vec<usize> = items.iter().map(|d| d.fold).collect();
-    let drafts: Vec<Draft> = items.into_iter().map(|d| d.item).collect();
-    let ordinary = drafts.iter().filter(|d| d.ng.is_none()).count();
-    println!(
-        "drafts: training on {} ({} NG, {ordinary} ordinary)",
-        drafts.len(),
-        drafts.len() - ordinary
-    );
-    let learned_posts = writer_posts(0);
-    let check_posts = writer_posts(1);
-    println!(
-        "writer posts: {} learned from as ordinary, {} to set the lines on",
-        learned_posts.len(),
-        check_posts.len()
-    );
-    // The writer's posts are spread over the folds.
-    folds.extend((0..learned_posts.len()).map(|i| i % FOLDS));
-    let mut flagged = vec![false; drafts.len()];
-    let mut models = Vec::new();
-    for rule in RULES {
-        let mut data: Vec<(String, bool)> = drafts
-            .iter()
-            .map(|d| (d.text.clone(), d.ng.as_deref() == Some(*rule)))
-            .collect();
-        data.extend(learned_posts.iter().map(|t| (t.clone(), false)));
-        let oof = out_of_fold(&data, &folds, REVIEW_BUCKETS, Model::probability);
-        let mut plain: Vec<f64> = (0..drafts.len())
-            .filter(|&i| drafts[i].ng.is_none())
-            .map(|i| oof[i])
-            .collect();
-        plain.sort_by(f64::total_cmp);
-        let allowed = (plain.len() as f64 * MAX_ORDINARY_REJECTED_PER_RULE).floor() as usize;
-        let mut model = train(&data, REVIEW_BUCKETS, L2, ITERATIONS);
-        let mut on_posts: Vec<f64> = check_posts.iter().map(|t| model.probability(t)).collect();
-        on_posts.sort_by(f64::total_cmp);
-        let posts_allowed = (on_posts.len() as f64 * MAX_WRITER_REJECTED_PER_RULE).floor() as usize;
-        let refuse_at = plain[plain.len() - 1 - allowed]
-            .max(on_posts[on_posts.len() - 1 - posts_allowed])
-            .max(MIN_RULE_LINE)
-            + 1e-6;
-        let own = (0..drafts.len()).filter(|&i| data[i].1).count();
-        let caught = (0..drafts.len())
-            .filter(|&i| data[i].1 && oof[i] >= refuse_at)
-            .count();
-        for i in 0..drafts.len() {
-            flagged[i] |= oof[i] >= refuse_at;
-        }
-        // Under this line the model is sure a post does not break the rule, and the rule's
-        // words in it are read in their everyday sense: at most MAX_NG_CLEARED of the rule's own
-        // drafts fall under it out of fold.
-        let mut own_p: Vec<f64> = (0..drafts.len())
-            .filter(|&i| data[i].1)
-            .map(|i| oof[i])
-            .collect();
-        own_p.sort_by(f64::total_cmp);
-        let ordinary_below = own_p[(own_p.len() as f64 * MAX_NG_CLEARED).floor() as usize];
-        let cleared = plain.iter().filter(|&&p| p < ordinary_below).count();
-        println!(
-            "{rule}: refuse_at {refuse_at:.3}, its own drafts caught {caught}/{own} out of fold; \
-             ordinary_below {ordinary_below:.3} clears {cleared}/{} ordinary drafts",
-            plain.len()
-        );
-        model.refuse_at = refuse_at as f32;
-        model.ordinary_below = ordinary_below as f32;
-        models.push((rule.to_string(), model));
-    }
-    let ng_flagged = (0..drafts.len())
-        .filter(|&i| drafts[i].ng.is_some() && flagged[i])
-        .count();
-    let plain_flagged = (0..drafts.len())
-        .filter(|&i| drafts[i].ng.is_none() && flagged[i])
-        .count();
-    println!(
-        "any rule, out of fold: NG rejected {ng_flagged}/{}, ordinary rejected {plain_flagged}/{ordinary}",
-        drafts.len() - ordinary
-    );
-    let models = RuleModels { rules: models };
-    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/review.bin");
-    std::fs::write(&out, models.to_bytes()).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
-    println!("wrote {}", out.display());
-    let _ = RuleModels::from_bytes(&std::fs::read(&out).expect("read back")).expect("valid");
 }

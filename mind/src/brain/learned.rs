@@ -1,7 +1,8 @@
 //! A learned reading of a task: a logistic regression over character n-grams and English words,
 //! trained on the family-labelled tasks in `agents/data/eval/` (never on the blind sets), shipped
 //! as `mind/data/judge.bin` and retrained with `cargo run --release -p soul-mind --example
-//! train_judge`.
+//! train_judge`; and one per NG rule for drafts, `mind/data/review.bin`, retrained with `cargo
+//! run --release -p soul-host --example train_review`.
 //!
 //! The lexicon reads what a task does as an act on an object, and misses phrasings nobody wrote
 //! down; the learned reading has seen thousands of phrasings by many writers and generalises
@@ -25,7 +26,7 @@ const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data
 const SHIPPED_REVIEW: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/review.bin"));
 /// The file's first bytes; the version changes when the features do.
-const MAGIC: &[u8; 8] = b"SOULJDG3";
+pub const MAGIC: &[u8; 8] = b"SOULJDG4";
 /// Bytes before the weights: magic, bucket count, bias and the six lines.
 const HEADER: usize = 40;
 /// How much a sentence read alone is doubted, in log-odds, against the whole task: e² ≈ 7.4
@@ -223,7 +224,7 @@ impl Model {
                 .ok_or_else(|| "judge model: truncated".to_owned())
         };
         if bytes.get(..8) != Some(MAGIC.as_slice()) {
-            return Err("judge model: not a SOULJDG3 file (retrain with train_judge)".into());
+            return Err("judge model: not a SOULJDG4 file (retrain with train_judge)".into());
         }
         let n = bytes
             .get(8..12)
@@ -312,7 +313,7 @@ impl RuleModels {
         static MODELS: OnceLock<RuleModels> = OnceLock::new();
         MODELS.get_or_init(|| {
             RuleModels::from_bytes(SHIPPED_REVIEW)
-                .expect("mind/data/review.bin is written by train_judge")
+                .expect("mind/data/review.bin is written by train_review")
         })
     }
 
@@ -418,7 +419,7 @@ const AROUND: usize = 40;
 
 /// The stretch of `text` from `AROUND` characters before `words` (found case-insensitively)
 /// to as many after, or `None` when `words` are not in `text` as written.
-fn around<'a>(text: &'a str, words: &str) -> Option<&'a str> {
+pub fn around<'a>(text: &'a str, words: &str) -> Option<&'a str> {
     let lower = text.to_lowercase();
     let words = words.to_lowercase();
     // Lowercasing may change byte lengths outside ASCII; then the whole text is the context.
@@ -458,8 +459,13 @@ fn parts(text: &str) -> Vec<&str> {
 /// The text's n-gram counts, hashed to `buckets`, in two blocks: every character n-gram of the
 /// normalised text (with a space at either end, so a word's start and end are n-grams of their
 /// own), and every English word and pair of adjacent words. Each block sorted by bucket.
+/// Every digit reads as `0`: a stamp, a date or an amount keeps its shape (how many digits, where
+/// the commas fall) but not its value, which is the amount parser's to weigh, not the n-grams'.
 fn counts(text: &str, buckets: usize) -> [Vec<(usize, f32)>; 2] {
-    let norm = normalize(text);
+    let norm: String = normalize(text)
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '0' } else { c })
+        .collect();
     let chars: Vec<char> = format!(" {norm} ").chars().collect();
     let mut grams: Vec<usize> = Vec::new();
     for n in N_MIN..=N_MAX {
@@ -686,7 +692,7 @@ mod tests {
     fn a_model_survives_its_bytes_and_bad_bytes_are_refused() {
         let m = Model::shipped();
         assert_eq!(&Model::from_bytes(&m.to_bytes()).unwrap(), m);
-        assert!(Model::from_bytes(b"SOULJDG2").is_err());
+        assert!(Model::from_bytes(b"SOULJDG3").is_err());
         let mut old = m.to_bytes();
         old[7] = b'1';
         assert!(

@@ -20,6 +20,7 @@
 //! - [`announcement()`], [`execution_plan`]: triceratops's texts after an approval.
 //! - [`evaluate()`]: one brain scoring another in an evaluation cycle.
 //! - [`rehearse()`]: a whole debate held in memory, for the bench and the trainer.
+//! - [`training`]: the labelled sets, their folds and out-of-fold scoring, for the trainers.
 //! - `voice`: the phrases, per brain and language.
 //!
 //! **Architecture invariant:** nothing here reads the clock, the network or a global random
@@ -42,6 +43,7 @@ pub mod opinion;
 mod persuade;
 pub mod rehearse;
 mod segment;
+pub mod training;
 mod voice;
 
 #[cfg(test)]

@@ -38,7 +38,12 @@ use soul_mind::{Mind, ReviewAsk, SharedMind};
 /// rejects it citing that rule. A rule the owner added has no model, and its words always
 /// stand.
 pub fn judge(rules: &NgRules, text: &str) -> Review {
-    let models = RuleModels::shipped();
+    judge_with(rules, RuleModels::shipped(), text)
+}
+
+/// [`judge`] with the learned reading of `models`: the trainer (`host/examples/train_review.rs`)
+/// checks the lines it chose against this, with models that never read the draft.
+pub fn judge_with(rules: &NgRules, models: &RuleModels, text: &str) -> Review {
     let mut hits = rules.check(text);
     // Each model learned its rule against the others' drafts, so it is sure "The president is
     // an idiot" breaks no NG2 because the insult reads like NG5. So words are read in their

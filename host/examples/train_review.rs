@@ -1,0 +1,427 @@
+//! Trains the learned reading of drafts (`soul_mind::brain::learned::RuleModels`), one model per
+//! NG rule, each against all other drafts, and writes it to `mind/data/review.bin`.
+//!
+//! `cargo run --release -p soul-host --example train_review [-- --hold SET,SET…]`
+//!
+//! It learns from the tuned and training draft sets in `agents/data/eval/` — never from the
+//! blind sets, nor from the held-out quarter of `drafts.yaml` — and from posts of the built-in
+//! writer as ordinary: they are what a town's timeline is mostly made of, and the labelled sets
+//! alone taught the models to doubt plain diary lines. `--hold` leaves more sets out.
+//!
+//! The two lines of each rule — `refuse_at`, at or above which a post with none of the rule's
+//! standing words is still rejected, and `ordinary_below`, under which the rule's words are read
+//! in their everyday sense — work together with the rules' word lists, so they are chosen on the
+//! verdicts the real reviewer (`soul_host::roles::reviewer::judge_with`) reaches with each
+//! draft's out-of-fold reading (folds are whole sets, one writer each): the twelve lines that
+//! refuse the fewest ordinary drafts while at least `MIN_NG_CAUGHT` of the NG drafts are caught
+//! and at most `MAX_WRITER_REJECTED` of fresh writer posts are rejected. The search runs on a
+//! tally of what `judge_with` does; the chosen lines are then put through `judge_with` itself,
+//! fold by fold, and the two must agree.
+
+use std::path::Path;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Deserialize;
+use soul_host::roles::reviewer::{judge_with, NgRules};
+use soul_kinds::ReviewVerdict;
+use soul_mind::brain::learned::{around, train, Model, RuleModels, REVIEW_BUCKETS};
+use soul_mind::brain::training::{fold_models, labelled, FOLDS, ITERATIONS, L2};
+use soul_mind::profile::load_all;
+use soul_mind::writer;
+
+/// The draft sets learned from.
+const DRAFT_TRAINING: &[&str] = &[
+    "drafts.yaml",
+    "fresh_drafts.yaml",
+    "dev_drafts.yaml",
+    "dev2_drafts.yaml",
+    "dev3_drafts.yaml",
+    "dev5_drafts.yaml",
+    "train5_drafts.yaml",
+    "train6_drafts.yaml",
+    "train15_drafts.yaml",
+    "train16_drafts.yaml",
+    "train31_drafts.yaml",
+    "train41_drafts.yaml",
+    "train42_drafts.yaml",
+];
+const RULES: [&str; 6] = ["NG1", "NG2", "NG3", "NG4", "NG5", "NG6"];
+/// Built-in writer posts per resident profile learned from as ordinary, and as many more, from
+/// other seeds, that the lines are checked on.
+const WRITER_POSTS: u64 = 150;
+/// Least share of NG drafts the reviewer must reject, out of fold. The issue asks 80 % of a
+/// fresh writer's; out of fold the sets are harder (mostly near misses) than a fresh one.
+const MIN_NG_CAUGHT: f64 = 0.85;
+/// Most fresh writer posts the reviewer may reject: a town's own timeline must flow.
+const MAX_WRITER_REJECTED: f64 = 0.005;
+/// No rule's model rejects a post it is less than this sure of.
+const MIN_RULE_LINE: f64 = 0.25;
+/// No rule's words are read in their everyday sense above this.
+const MAX_CLEAR_LINE: f64 = 0.5;
+
+#[derive(Deserialize)]
+struct Drafts {
+    drafts: Vec<Draft>,
+}
+
+#[derive(Deserialize)]
+struct Draft {
+    ng: Option<String>,
+    text: String,
+}
+
+/// What the reviewer reads of one text with one set of models: each rule's probability of the
+/// whole text, and for each of the rules' words found in it, its rule and that rule's
+/// probability of the words' surroundings (`None` when the words are not there as written).
+struct Reading {
+    whole: [f64; 6],
+    words: Vec<(usize, Option<f64>)>,
+}
+
+/// The twelve lines, as the models keep them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Lines {
+    refuse_at: [f32; 6],
+    ordinary_below: [f32; 6],
+}
+
+impl Lines {
+    /// The lines `models` carry.
+    fn of(models: &RuleModels) -> Lines {
+        let line = |id: &str, f: fn(&Model) -> f32| {
+            models
+                .rules
+                .iter()
+                .find(|(rule, _)| rule == id)
+                .map_or(1.01, |(_, m)| f(m))
+        };
+        Lines {
+            refuse_at: RULES.map(|id| line(id, |m| m.refuse_at)),
+            ordinary_below: RULES.map(|id| line(id, |m| m.ordinary_below)),
+        }
+    }
+
+    /// `models` (one per rule, in `RULES` order) carrying these lines.
+    fn set_on(&self, models: impl Fn(usize) -> Model) -> RuleModels {
+        RuleModels {
+            rules: RULES
+                .iter()
+                .enumerate()
+                .map(|(r, id)| {
+                    let mut m = models(r);
+                    m.refuse_at = self.refuse_at[r];
+                    m.ordinary_below = self.ordinary_below[r];
+                    (id.to_string(), m)
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Reading {
+    /// `text` read by `models` (one per rule, in `RULES` order) with `rules`' words.
+    fn of(text: &str, rules: &NgRules, models: [&Model; 6]) -> Reading {
+        let words = rules
+            .check(text)
+            .into_iter()
+            .map(|hit| {
+                let rule = RULES
+                    .iter()
+                    .position(|id| *id == hit.rule)
+                    .expect("the shipped rules are NG1 to NG6");
+                let near = around(text, &hit.matched).map(|near| models[rule].probability(near));
+                (rule, near)
+            })
+            .collect();
+        Reading {
+            whole: models.map(|m| m.probability(text)),
+            words,
+        }
+    }
+
+    /// Whether the reviewer rejects a text so read with `lines`, as `judge_with` decides: a
+    /// rule's words stand unless every rule they touch reads the post, whole and around the
+    /// words, as under its `ordinary_below`; with none standing, any rule at its `refuse_at`.
+    fn rejected(&self, lines: &Lines) -> bool {
+        let cleared = self.words.iter().all(|&(rule, near)| {
+            let line = f64::from(lines.ordinary_below[rule]);
+            self.whole[rule] < line && near.is_some_and(|p| p < line)
+        });
+        if !self.words.is_empty() && !cleared {
+            return true;
+        }
+        (0..RULES.len()).any(|rule| self.whole[rule] >= f64::from(lines.refuse_at[rule]))
+    }
+}
+
+/// What a set of lines does to the labelled drafts (out of fold) and the fresh writer posts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tally {
+    caught: usize,
+    refused: usize,
+    posts: usize,
+}
+
+fn tally(lines: &Lines, drafts: &[(Reading, bool)], posts: &[Reading]) -> Tally {
+    let mut t = Tally {
+        caught: 0,
+        refused: 0,
+        posts: 0,
+    };
+    for (r, ng) in drafts {
+        match (ng, r.rejected(lines)) {
+            (true, true) => t.caught += 1,
+            (false, true) => t.refused += 1,
+            _ => {}
+        }
+    }
+    t.posts = posts.iter().filter(|r| r.rejected(lines)).count();
+    t
+}
+
+/// The lines, from `start`, that one coordinate at a time lower the ordinary drafts refused
+/// less `price` per NG draft caught, with a fresh writer post over `posts_allowed` costing
+/// as much as a hundred ordinary drafts; each line keeps its place until another is
+/// strictly cheaper, so the search is deterministic.
+fn descend(
+    start: Lines,
+    price: f64,
+    posts_allowed: usize,
+    drafts: &[(Reading, bool)],
+    posts: &[Reading],
+) -> Lines {
+    let cost = |t: Tally| {
+        t.refused as f64 - price * t.caught as f64
+            + 100.0 * t.posts.saturating_sub(posts_allowed) as f64
+    };
+    // Hundredths from the lowest line allowed, and 1.01: never.
+    let hundredths = |from: f64, to: f64| {
+        ((from * 100.0).round() as u32..=(to * 100.0).round() as u32).map(|k| k as f32 / 100.0)
+    };
+    let refuse_grid: Vec<f32> = hundredths(MIN_RULE_LINE, 1.0).chain([1.01]).collect();
+    let clear_grid: Vec<f32> = hundredths(0.0, MAX_CLEAR_LINE).collect();
+    let mut lines = start;
+    let mut now = cost(tally(&lines, drafts, posts));
+    for _sweep in 0..30 {
+        let before = lines;
+        for rule in 0..RULES.len() {
+            for refuse in [true, false] {
+                let grid = if refuse { &refuse_grid } else { &clear_grid };
+                for &v in grid {
+                    let mut tried = lines;
+                    if refuse {
+                        tried.refuse_at[rule] = v;
+                    } else {
+                        tried.ordinary_below[rule] = v;
+                    }
+                    if tried.ordinary_below[rule] > tried.refuse_at[rule] {
+                        continue;
+                    }
+                    let c = cost(tally(&tried, drafts, posts));
+                    if c < now {
+                        now = c;
+                        lines = tried;
+                    }
+                }
+            }
+        }
+        if lines == before {
+            break;
+        }
+    }
+    lines
+}
+
+fn main() {
+    let rules = NgRules::builtin().expect("rules/ng_rules.yaml parses");
+    let items = labelled(DRAFT_TRAINING, |s: Drafts| s.drafts);
+    let mut folds: Vec<usize> = items.iter().map(|d| d.fold).collect();
+    let sets: Vec<&str> = items.iter().map(|d| d.set).collect();
+    let drafts: Vec<Draft> = items.into_iter().map(|d| d.item).collect();
+    let ng = drafts.iter().filter(|d| d.ng.is_some()).count();
+    println!(
+        "training on {} drafts ({ng} NG, {} ordinary), {FOLDS} folds of whole sets",
+        drafts.len(),
+        drafts.len() - ng
+    );
+    let learned_posts = writer_posts(0);
+    let check_posts = writer_posts(1);
+    println!(
+        "writer posts: {} learned from as ordinary, {} to check the lines on",
+        learned_posts.len(),
+        check_posts.len()
+    );
+    // The writer's posts are spread over the folds.
+    folds.extend((0..learned_posts.len()).map(|i| i % FOLDS));
+    let mut by_fold: Vec<Vec<Model>> = Vec::new();
+    let mut finals: Vec<Model> = Vec::new();
+    for rule in RULES {
+        let mut data: Vec<(String, bool)> = drafts
+            .iter()
+            .map(|d| (d.text.clone(), d.ng.as_deref() == Some(rule)))
+            .collect();
+        data.extend(learned_posts.iter().map(|t| (t.clone(), false)));
+        by_fold.push(fold_models(&data, &folds, REVIEW_BUCKETS));
+        finals.push(train(&data, REVIEW_BUCKETS, L2, ITERATIONS));
+        println!("{rule}: trained on {} folds and on all", FOLDS);
+    }
+    let read: Vec<(Reading, bool)> = drafts
+        .iter()
+        .zip(&folds)
+        .map(|(d, &f)| {
+            let models = std::array::from_fn(|r| &by_fold[r][f]);
+            (Reading::of(&d.text, &rules, models), d.ng.is_some())
+        })
+        .collect();
+    let posts: Vec<Reading> = check_posts
+        .iter()
+        .map(|t| Reading::of(t, &rules, std::array::from_fn(|r| &finals[r])))
+        .collect();
+    let posts_allowed = (posts.len() as f64 * MAX_WRITER_REJECTED).floor() as usize;
+    let need = (ng as f64 * MIN_NG_CAUGHT).ceil() as usize;
+    let show = |what: &str, lines: &Lines| {
+        let t = tally(lines, &read, &posts);
+        println!(
+            "{what}: NG caught {}/{ng}, ordinary refused {}/{}, writer posts rejected {}/{}",
+            t.caught,
+            t.refused,
+            drafts.len() - ng,
+            t.posts,
+            posts.len()
+        );
+    };
+    match RuleModels::from_bytes(&std::fs::read(review_bin()).unwrap_or_default()) {
+        Ok(shipped) => show("out of fold, the lines in review.bin", &Lines::of(&shipped)),
+        Err(e) => println!("review.bin not read ({e}): no figures for its lines"),
+    }
+    show(
+        "out of fold, the words alone",
+        &Lines {
+            refuse_at: [1.01; 6],
+            ordinary_below: [0.0; 6],
+        },
+    );
+    // Raise the price of an NG draft let through until the least refusing lines catch enough.
+    let mut lines = Lines {
+        refuse_at: [1.01; 6],
+        ordinary_below: [0.0; 6],
+    };
+    let mut chosen: Option<(Lines, Tally)> = None;
+    let mut last: Option<Tally> = None;
+    for step in 0..=80 {
+        let price = f64::from(step) * 0.05;
+        lines = descend(lines, price, posts_allowed, &read, &posts);
+        let t = tally(&lines, &read, &posts);
+        if last != Some(t) {
+            println!(
+                "  price {price:.2}: NG caught {}, ordinary refused {}, writer posts {}",
+                t.caught, t.refused, t.posts
+            );
+            last = Some(t);
+        }
+        let fits = t.caught >= need && t.posts <= posts_allowed;
+        if fits
+            && chosen.is_none_or(|(_, c)| {
+                (t.refused, usize::MAX - t.caught) < (c.refused, usize::MAX - c.caught)
+            })
+        {
+            chosen = Some((lines, t));
+        }
+    }
+    let (lines, _) = chosen.unwrap_or_else(|| {
+        panic!("no lines catch {need}/{ng} NG drafts within {posts_allowed} writer posts rejected")
+    });
+    println!("chosen: {lines:?}");
+    show("out of fold, chosen", &lines);
+    // The same lines through the real reviewer, fold by fold: the tally must be what it does.
+    let by_fold_with_lines: Vec<RuleModels> = (0..FOLDS)
+        .map(|f| lines.set_on(|r| by_fold[r][f].clone()))
+        .collect();
+    let mut real_rejected = 0;
+    for (i, d) in drafts.iter().enumerate() {
+        let models = &by_fold_with_lines[folds[i]];
+        let real = judge_with(&rules, models, &d.text).verdict == ReviewVerdict::Rejected;
+        assert_eq!(
+            real,
+            read[i].0.rejected(&lines),
+            "the tally and judge_with disagree on draft {i} of {}",
+            sets[i]
+        );
+        real_rejected += usize::from(real);
+    }
+    let models = lines.set_on(|r| finals[r].clone());
+    let posts_real = check_posts
+        .iter()
+        .filter(|t| judge_with(&rules, &models, t).verdict == ReviewVerdict::Rejected)
+        .count();
+    let t = tally(&lines, &read, &posts);
+    assert_eq!((real_rejected, posts_real), (t.caught + t.refused, t.posts));
+    println!("judge_with agrees: {real_rejected} drafts and {posts_real} writer posts rejected");
+    per_set(&sets, &read, &lines);
+    let out = review_bin();
+    std::fs::write(&out, models.to_bytes()).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+    println!("wrote {}", out.display());
+    let back = RuleModels::from_bytes(&std::fs::read(&out).expect("read back")).expect("valid");
+    assert_eq!(back, models);
+}
+
+/// Out-of-fold figures per set with `lines`, so a set whose writer the rest do not carry to
+/// stands out.
+fn per_set(sets: &[&str], read: &[(Reading, bool)], lines: &Lines) {
+    let mut rows: Vec<(&str, usize, usize, usize, usize)> = Vec::new();
+    for (set, (r, ng)) in sets.iter().zip(read) {
+        if rows.last().is_none_or(|row| row.0 != *set) {
+            rows.push((set, 0, 0, 0, 0));
+        }
+        let row = rows.last_mut().expect("pushed");
+        let rejected = r.rejected(lines);
+        if *ng {
+            row.1 += 1;
+            row.2 += usize::from(rejected);
+        } else {
+            row.3 += 1;
+            row.4 += usize::from(rejected);
+        }
+    }
+    for (set, n, caught, o, refused) in rows {
+        println!("    {set:<22} NG caught {caught:>3}/{n:<3} ordinary refused {refused:>3}/{o}");
+    }
+}
+
+/// `mind/data/review.bin`, which the binary ships.
+fn review_bin() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../mind/data/review.bin")
+}
+
+/// Posts by the built-in writer, `WRITER_POSTS` per resident profile of `residents/`, over the
+/// hours, moods and tiredness of a town day; `batch` picks the seeds.
+fn writer_posts(batch: u64) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (common, profiles) = load_all(&root).expect("residents/");
+    let mut out = Vec::new();
+    for (n, profile) in profiles.iter().enumerate() {
+        let mut topic: Option<String> = None;
+        for i in 0..WRITER_POSTS {
+            let seed = (batch << 40) ^ ((n as u64) << 20) ^ i;
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let input = writer::Input {
+                profile,
+                common: &common,
+                source: writer::Source::Continue {
+                    topic: topic.clone(),
+                },
+                mood: (i * 37 % 101) as f64 / 100.0,
+                fatigue: (i * 53 % 101) as f64 / 100.0,
+                hour: (i * 7 % 24) as u32,
+                favourites: &[],
+                said: &[],
+            };
+            if let Some(w) = writer::write(&input, &mut rng, |_| true) {
+                topic = Some(w.topic);
+                out.push(w.text);
+            }
+        }
+    }
+    out
+}
