@@ -45,6 +45,7 @@ const DRAFT_TRAINING: &[&str] = &[
     "train31_drafts.yaml",
     "train41_drafts.yaml",
     "train42_drafts.yaml",
+    "train50_drafts.yaml",
 ];
 const RULES: [&str; 6] = ["NG1", "NG2", "NG3", "NG4", "NG5", "NG6"];
 /// Built-in writer posts per resident profile learned from as ordinary, and as many more, from

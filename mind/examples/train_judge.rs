@@ -79,6 +79,13 @@ const TRAINING: &[&str] = &[
     "train38_tasks.yaml",
     "train39_tasks.yaml",
     "train40_tasks.yaml",
+    "train43_tasks.yaml",
+    "train44_tasks.yaml",
+    "train45_tasks.yaml",
+    "train46_tasks.yaml",
+    "train47_tasks.yaml",
+    "train48_tasks.yaml",
+    "train49_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
