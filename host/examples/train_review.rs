@@ -26,7 +26,7 @@ use serde::Deserialize;
 use soul_host::roles::reviewer::{judge_with, NgRules};
 use soul_kinds::ReviewVerdict;
 use soul_mind::brain::learned::{around, train, Model, RuleModels, REVIEW_BUCKETS};
-use soul_mind::brain::training::{fold_models, labelled, FOLDS, ITERATIONS, L2};
+use soul_mind::brain::training::{fold_models, labelled, FOLDS, ITERATIONS, REVIEW_L2};
 use soul_mind::profile::load_all;
 use soul_mind::writer;
 
@@ -263,8 +263,8 @@ fn main() {
             .map(|d| (d.text.clone(), d.ng.as_deref() == Some(rule)))
             .collect();
         data.extend(learned_posts.iter().map(|t| (t.clone(), false)));
-        by_fold.push(fold_models(&data, &folds, REVIEW_BUCKETS));
-        finals.push(train(&data, REVIEW_BUCKETS, L2, ITERATIONS));
+        by_fold.push(fold_models(&data, &folds, REVIEW_BUCKETS, REVIEW_L2));
+        finals.push(train(&data, REVIEW_BUCKETS, REVIEW_L2, ITERATIONS));
         println!("{rule}: trained on {} folds and on all", FOLDS);
     }
     let read: Vec<(Reading, bool)> = drafts

@@ -21,7 +21,9 @@
 //! ordinary tasks within the same budget.
 //!
 //! Out-of-fold probabilities are cached in `target/train_judge_oof.txt`, keyed by the data and
-//! the settings, so a change to the lines alone is measured in a minute.
+//! the settings, so a change to the lines alone is measured in a minute. With
+//! `SOUL_DUMP_REGIMES=FILE` each task's set, label, out-of-fold reading, group and outcomes in
+//! each regime are written to FILE, one tab-separated line per task, to study the misses.
 
 use std::path::Path;
 
@@ -31,7 +33,7 @@ use soul_kinds::Outcome;
 use soul_mind::brain::learned::{
     is_short, train, Model, TaskReading, BUCKETS, MAGIC, SENTENCE_DOUBT,
 };
-use soul_mind::brain::training::{labelled, out_of_fold, Item, FOLDS, ITERATIONS, L2};
+use soul_mind::brain::training::{labelled, out_of_fold, Item, FOLDS, ITERATIONS, TASK_L2};
 use soul_mind::brain::{features_scored, opinion, owner_task, rehearse, Lexicon};
 
 /// The task sets learned from; the first eight are also tuned on by the lexicon.
@@ -266,7 +268,7 @@ fn cached_out_of_fold(data: &[(String, bool)], folds: &[usize], cache: &Path) ->
         key.push_str(&format!("{harm}{fold}{text}\n"));
     }
     let key = format!(
-        "{} {L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT} {}",
+        "{} {TASK_L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT} {}",
         sha256::Hash::hash(key.as_bytes()),
         String::from_utf8_lossy(MAGIC)
     );
@@ -288,7 +290,7 @@ fn cached_out_of_fold(data: &[(String, bool)], folds: &[usize], cache: &Path) ->
             }
         }
     }
-    let oof = out_of_fold(data, folds, BUCKETS, Model::read_task);
+    let oof = out_of_fold(data, folds, BUCKETS, TASK_L2, Model::read_task);
     let mut out = key;
     for r in &oof {
         out.push_str(&format!("\n{} {}", r.refused, r.any_sentence));
@@ -470,7 +472,7 @@ fn main() {
         lines.refuse, GROUPS.join(", "), lines.ordinary_below, lines.clear_below
     );
     per_set(&items, &data, &reg, &lines);
-    let mut model = train(&data, BUCKETS, L2, ITERATIONS);
+    let mut model = train(&data, BUCKETS, TASK_L2, ITERATIONS);
     model.refuse_at = lines.refuse[0] as f32;
     model.refuse_short_at = lines.refuse[1] as f32;
     model.refuse_silent_at = lines.refuse[2] as f32;
