@@ -92,7 +92,14 @@ async fn a_salary_request_is_denied_and_send_to_all_is_confirmed_twice() {
     );
 
     // Everyone: asked twice, each question with its own code; two yeses let it go on.
-    let everyone = publish_task(&owner.client, &owner_keys, "全員にメッセージを送って").await;
+    // With what to say: the bare "全員にメッセージを送って" is one the learned reading doubts
+    // (BENCHMARKS.md, fifth round); this test is about the guardian's two questions.
+    let everyone = publish_task(
+        &owner.client,
+        &owner_keys,
+        "家族全員にメッセージを送って、夕飯は7時と伝えて",
+    )
+    .await;
     let first = wait_questions(&owner, tri, "全員にメッセージ", 1).await;
     assert!(first[0].contains("cannot be undone"), "{}", first[0]);
     owner.send(tri, &format!("yes {}", code(&first[0]))).await;
