@@ -14,7 +14,8 @@
 //! verdicts the real reviewer (`soul_host::roles::reviewer::judge_with`) reaches with each
 //! draft's out-of-fold reading (folds are whole sets, one writer each): the twelve lines that
 //! refuse the fewest ordinary drafts while at least `MIN_NG_CAUGHT` of the NG drafts are caught
-//! and at most `MAX_WRITER_REJECTED` of fresh writer posts are rejected. The search runs on a
+//! and at most `MAX_WRITER_REJECTED` of fresh writer posts are rejected, no rule's
+//! `ordinary_below` over the point under which `MAX_NG_CLEARED` of its own drafts fall. The search runs on a
 //! tally of what `judge_with` does; the chosen lines are then put through `judge_with` itself,
 //! fold by fold, and the two must agree.
 
@@ -212,7 +213,7 @@ fn descend(
     let mut now = cost(tally(&lines, drafts, posts));
     for _sweep in 0..30 {
         let before = lines;
-        for rule in 0..RULES.len() {
+        for (rule, &cap) in clear_cap.iter().enumerate() {
             for refuse in [true, false] {
                 let grid = if refuse { &refuse_grid } else { &clear_grid };
                 for &v in grid {
@@ -223,7 +224,7 @@ fn descend(
                         tried.ordinary_below[rule] = v;
                     }
                     if tried.ordinary_below[rule] > tried.refuse_at[rule]
-                        || tried.ordinary_below[rule] > clear_cap[rule]
+                        || tried.ordinary_below[rule] > cap
                     {
                         continue;
                     }
