@@ -85,6 +85,9 @@ struct Reading {
     words: Vec<(usize, Option<f64>)>,
 }
 
+/// A refusing line no probability reaches.
+const NEVER: f32 = 1.01;
+
 /// The twelve lines, as the models keep them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Lines {
@@ -93,6 +96,12 @@ struct Lines {
 }
 
 impl Lines {
+    /// The word lists alone: no model refuses, none clears.
+    const WORDS_ALONE: Lines = Lines {
+        refuse_at: [NEVER; 6],
+        ordinary_below: [0.0; 6],
+    };
+
     /// The lines `models` carry.
     fn of(models: &RuleModels) -> Lines {
         let line = |id: &str, f: fn(&Model) -> f32| {
@@ -100,7 +109,7 @@ impl Lines {
                 .rules
                 .iter()
                 .find(|(rule, _)| rule == id)
-                .map_or(1.01, |(_, m)| f(m))
+                .map_or(NEVER, |(_, m)| f(m))
         };
         Lines {
             refuse_at: RULES.map(|id| line(id, |m| m.refuse_at)),
@@ -203,11 +212,11 @@ fn descend(
         t.refused as f64 - price * t.caught as f64
             + 100.0 * t.posts.saturating_sub(posts_allowed) as f64
     };
-    // Hundredths from the lowest line allowed, and 1.01: never.
+    // Hundredths from the lowest line allowed, and never.
     let hundredths = |from: f64, to: f64| {
         ((from * 100.0).round() as u32..=(to * 100.0).round() as u32).map(|k| k as f32 / 100.0)
     };
-    let refuse_grid: Vec<f32> = hundredths(MIN_RULE_LINE, 1.0).chain([1.01]).collect();
+    let refuse_grid: Vec<f32> = hundredths(MIN_RULE_LINE, 1.0).chain([NEVER]).collect();
     let clear_grid: Vec<f32> = hundredths(0.0, MAX_CLEAR_LINE).collect();
     let mut lines = start;
     let mut now = cost(tally(&lines, drafts, posts));
@@ -317,18 +326,9 @@ fn main() {
         Ok(shipped) => show("out of fold, the lines in review.bin", &Lines::of(&shipped)),
         Err(e) => println!("review.bin not read ({e}): no figures for its lines"),
     }
-    show(
-        "out of fold, the words alone",
-        &Lines {
-            refuse_at: [1.01; 6],
-            ordinary_below: [0.0; 6],
-        },
-    );
+    show("out of fold, the words alone", &Lines::WORDS_ALONE);
     // Raise the price of an NG draft let through until the least refusing lines catch enough.
-    let mut lines = Lines {
-        refuse_at: [1.01; 6],
-        ordinary_below: [0.0; 6],
-    };
+    let mut lines = Lines::WORDS_ALONE;
     let mut chosen: Option<(Lines, Tally)> = None;
     let mut last: Option<Tally> = None;
     for step in 0..=80 {

@@ -34,12 +34,12 @@ pub struct Item<T> {
 }
 
 /// `agents/data/eval/` in this source tree.
-pub fn eval_dir() -> PathBuf {
+fn eval_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../agents/data/eval")
 }
 
 /// The sets named after `--hold` on the command line (`--hold blind4,train33`), left out.
-pub fn held() -> Vec<String> {
+fn held() -> Vec<String> {
     let argv: Vec<String> = std::env::args().collect();
     argv.iter()
         .position(|a| a == "--hold")
@@ -105,22 +105,8 @@ pub fn fold_models(
         .collect()
 }
 
-/// `score(model, i)` of every item `i` of `data` by its fold's model ([`fold_models`]): each
+/// `score(model, text)` of every item of `data` by its fold's model ([`fold_models`]): each
 /// item read, as in use, by a model that never saw its set.
-pub fn out_of_fold_with<T>(
-    data: &[(String, bool)],
-    folds: &[usize],
-    buckets: usize,
-    l2: f64,
-    mut score: impl FnMut(&Model, usize) -> T,
-) -> Vec<T> {
-    let models = fold_models(data, folds, buckets, l2);
-    (0..data.len())
-        .map(|i| score(&models[folds[i]], i))
-        .collect()
-}
-
-/// [`out_of_fold_with`] scoring each item's own text.
 pub fn out_of_fold<T>(
     data: &[(String, bool)],
     folds: &[usize],
@@ -128,7 +114,11 @@ pub fn out_of_fold<T>(
     l2: f64,
     score: fn(&Model, &str) -> T,
 ) -> Vec<T> {
-    out_of_fold_with(data, folds, buckets, l2, |m, i| score(m, &data[i].0))
+    let models = fold_models(data, folds, buckets, l2);
+    data.iter()
+        .zip(folds)
+        .map(|((text, _), &f)| score(&models[f], text))
+        .collect()
 }
 
 #[cfg(test)]
