@@ -541,6 +541,28 @@ mod tests {
         }
     }
 
+    /// An office-holder named in a cheerful, everyday phrasing the labelled drafts never used
+    /// (the town test's "…, just as the president says."): the learned reading may be sure it is
+    /// fine, but a rule's words are cleared only under a line few of its own drafts fall under.
+    #[test]
+    fn an_office_holder_in_a_cheerful_phrasing_keeps_the_rules_word() {
+        let rules = NgRules::builtin().unwrap();
+        for post in [
+            "Thinking about the president's speeches today, just as the president says.",
+            "The governor waved at the parade, such a lovely man!",
+            "Our mayor cut the ribbon at the bakery today, what a star.",
+            "大統領の演説、今日もよかったな。",
+        ] {
+            let r = judge(&rules, post);
+            assert_eq!(r.verdict, ReviewVerdict::Rejected, "{post}: {}", r.reason);
+            assert!(
+                r.rules.contains(&"NG2".to_string()),
+                "{post}: {:?}",
+                r.rules
+            );
+        }
+    }
+
     /// Issue 15: the labelled drafts (`agents/data/eval/drafts.yaml`, both languages, written
     /// before tuning, near-misses both ways) through the reviewer. Precision and recall are
     /// printed (`--nocapture`); the floors catch a rule change that starts refusing ordinary
