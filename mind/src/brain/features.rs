@@ -75,6 +75,9 @@ pub struct Hit {
 pub struct Features {
     /// How much could go wrong (risk words and the amount of money).
     pub risk: f64,
+    /// The part of `risk` that is a risk of trying something (the lexicon's `venture` concepts:
+    /// production, experimental), which no reading of harm answers.
+    pub venture: f64,
     /// The severity of the worst harm the task does, 0 when it does none.
     pub harm: f64,
     /// The learned reading's probability that the family would refuse the task
@@ -234,8 +237,14 @@ pub fn features_scored(
         Priority::Medium => 0.15,
         Priority::High => 0.5,
     };
+    let venture = combine(
+        hits.iter()
+            .filter(|h| h.category == Category::Risk && lexicon.is_venture(&h.id))
+            .map(|h| h.weight),
+    );
     Features {
         risk: score(Category::Risk),
+        venture,
         harm: hits
             .iter()
             .filter(|h| h.category == Category::Harm)

@@ -58,6 +58,12 @@ pub struct Entry {
     /// false when absent.
     #[serde(default)]
     pub disposable: bool,
+    /// A risk concept of trying something (production, experimental), not a harm's kin: the
+    /// learned reading weighs harm, so its "surely ordinary" never quiets it, and a cautious
+    /// brain still minds "try the experimental database in production". Optional; false when
+    /// absent.
+    #[serde(default)]
+    pub venture: bool,
 }
 
 /// One harm: what a task does, read as an action on an object (see `harm`).
@@ -175,6 +181,11 @@ impl Lexicon {
         Ok(lexicon)
     }
 
+    /// Whether `id` is a risk concept of trying something (`venture`).
+    pub(crate) fn is_venture(&self, id: &str) -> bool {
+        self.risk.iter().any(|e| e.id == id && e.venture)
+    }
+
     /// The four lists with their names, in the order features reads them.
     pub(crate) fn lists(&self) -> [(&'static str, &[Entry]); 4] {
         [
@@ -199,6 +210,9 @@ impl Lexicon {
                 }
                 if !(entry.weight > 0.0 && entry.weight <= 1.0) {
                     return Err((at("weight"), "must be within (0, 1]".into()));
+                }
+                if entry.venture && list != "risk" {
+                    return Err((at("venture"), "is for risk concepts only".into()));
                 }
                 if entry.words.is_empty() {
                     return Err((at("words"), "must list at least one word".into()));
@@ -299,6 +313,11 @@ mod tests {
             ("weight: 0.45", "weight: 1.5", "risk[0].weight"),
             ("id: savings", "id: money_transfer", "risk[1].id"),
             ("words: [savings,", "words: ['', ", "risk[1].words[0]"),
+            (
+                "id: automate\n    weight: 0.4\n",
+                "id: automate\n    weight: 0.4\n    venture: true\n",
+                "opportunity[0].venture",
+            ),
         ];
         for (from, to, field) in cases {
             let text = good.replacen(from, to, 1);

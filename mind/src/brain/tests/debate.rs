@@ -136,6 +136,49 @@ fn mixed_task_is_a_genuine_split() {
     }
 }
 
+/// The learned reading weighs harm. When it is sure a task is ordinary, a risk word is a
+/// mention ("make the payment for the piano lessons") and panda does not mind it; but the risk of trying
+/// something unproven in production is no harm a reading of harm can answer, so panda still
+/// refuses it and the split stays however sure the reading is.
+#[test]
+fn a_sure_reading_quiets_harm_words_not_the_risk_of_trying() {
+    use crate::brain::learned::{Model, TaskReading};
+    let sure_of_everything = Model {
+        clear_below: -1.0,
+        ordinary_below: 2.0,
+        ..Model::shipped().clone()
+    };
+    let reading = TaskReading {
+        refused: 0.0,
+        any_sentence: 0.0,
+    };
+    let read = |text: &str| {
+        let t = task(text);
+        let f =
+            crate::brain::features_scored(&t, &Lexicon::builtin(), &sure_of_everything, reading);
+        assert!(f.surely_ordinary && f.risk > 0.0, "{text}: {f:?}");
+        (t, f)
+    };
+    for text in [EXAMPLES[2].0, EXAMPLES[11].0] {
+        let (t, f) = read(text);
+        assert!(f.venture > 0.0, "{text}");
+        let opinions = round1_on(&t, id(3), &f);
+        assert_eq!(opinions[0].0, BrainName::Panda);
+        assert_eq!(opinions[0].1.vote, Vote::Reject, "{text}");
+        assert!(opinions[1].1.vote.is_yes(), "{text}: gorilla");
+    }
+    for text in [
+        "Make the payment for the piano lessons",
+        "ピアノ教室の月謝を支払って",
+    ] {
+        let (t, f) = read(text);
+        assert_eq!(f.venture, 0.0, "{text}");
+        for (brain, o) in round1_on(&t, id(3), &f) {
+            assert!(o.vote.is_yes(), "{text}: {brain} {:?}", o.vote);
+        }
+    }
+}
+
 #[test]
 fn a_safe_task_gets_an_unconditional_yes_and_a_risky_one_conditions() {
     let safe = round1(&task(EXAMPLES[0].0), id(1));

@@ -35,7 +35,11 @@ pub(super) fn feats(task: &Task) -> Features {
 
 /// Round 1 of the three brains with their seed params; every opinion must validate.
 pub(super) fn round1(task: &Task, task_id: EventId) -> Vec<(BrainName, Opinion)> {
-    let f = feats(task);
+    round1_on(task, task_id, &feats(task))
+}
+
+/// Round 1 of the three brains on features `f` of `task`.
+pub(super) fn round1_on(task: &Task, task_id: EventId, f: &Features) -> Vec<(BrainName, Opinion)> {
     BrainName::ALL
         .iter()
         .map(|&brain| {
@@ -45,7 +49,7 @@ pub(super) fn round1(task: &Task, task_id: EventId) -> Vec<(BrainName, Opinion)>
                 params: &params,
                 task_id,
                 task,
-                features: &f,
+                features: f,
                 round: 1,
                 previous: &[],
                 lessons: &[],
