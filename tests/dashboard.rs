@@ -140,7 +140,12 @@ async fn only_the_dashboards_own_page_with_the_secret_writes_as_the_owner() {
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("evil.example"), "names the origin: {body}");
     // Every other write is behind the same door.
-    for path in ["/api/params", "/api/evaluate", "/api/comment"] {
+    for path in [
+        "/api/params",
+        "/api/evaluate",
+        "/api/comment",
+        "/api/confirm",
+    ] {
         let (status, body) = d.request("POST", path, &[("Host", &own), ("Origin", &origin)], "{}");
         assert_eq!(status, 401, "{path}: {body}");
     }
@@ -221,6 +226,77 @@ fn the_task_endpoint_refuses_a_bad_task_with_the_field() {
     );
     assert_eq!(status, 404, "{reply}");
     assert!(reply.contains("no task"), "{reply}");
+    // So must a confirmation.
+    let body = serde_json::json!({ "task": "ab".repeat(32) }).to_string();
+    let (status, reply) = d.request(
+        "POST",
+        "/api/confirm",
+        &[("Host", &d.addr.clone()), ("Authorization", &bearer)],
+        &body,
+    );
+    assert_eq!(status, 422, "{reply}");
+    assert!(reply.contains("holds no task"), "{reply}");
+}
+
+/// The owner's word on a doubt, from the page: a bare chore the brains refuse on a doubt is
+/// confirmed with the page's button (`/api/confirm`) and then approved; confirming a task that
+/// was approved is refused with the reason.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refusal_on_a_doubt_is_confirmed_from_the_dashboard() {
+    let town = TestTown::new();
+    let up = town.up(&[]);
+    let d = Dash::of(&up);
+    let c = client(&up.url, None).await;
+    let headers = |bearer: &str| -> Vec<(String, String)> {
+        vec![
+            ("Host".into(), d.addr.clone()),
+            ("Authorization".into(), bearer.to_string()),
+        ]
+    };
+    let bearer = format!("Bearer {}", d.token);
+    let post = |path: &str, body: String| {
+        let h = headers(&bearer);
+        let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        d.request("POST", path, &h, &body)
+    };
+    let decided = |id: EventId| {
+        let c = &c;
+        async move {
+            let f = Filter::new().kind(SoulKind::Decision.kind()).event(id);
+            let events = wait_for(c, f, 1).await;
+            parse::<soul_kinds::Decision>(events.first().unwrap()).unwrap()
+        }
+    };
+    let id_of = |body: &str| {
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        EventId::from_hex(v["id"].as_str().unwrap()).unwrap()
+    };
+
+    let (status, body) = post(
+        "/api/task",
+        task_body("Count the lines of workspace/notes.txt"),
+    );
+    assert_eq!(status, 200, "{body}");
+    let doubted = id_of(&body);
+    let d1 = decided(doubted).await;
+    assert_eq!(d1.outcome, soul_kinds::Outcome::Rejected, "{d1:?}");
+    assert!(d1.summary.contains("--confirm"), "{}", d1.summary);
+
+    let (status, body) = post(
+        "/api/confirm",
+        serde_json::json!({ "task": doubted.to_hex() }).to_string(),
+    );
+    assert_eq!(status, 200, "{body}");
+    let confirmed = id_of(&body);
+    let d2 = decided(confirmed).await;
+    assert_eq!(d2.outcome, soul_kinds::Outcome::Approved, "{d2:?}");
+
+    let (status, body) = post(
+        "/api/confirm",
+        serde_json::json!({ "task": confirmed.to_hex() }).to_string(),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("have not refused"), "{body}");
 }
 
 /// Panda's round-1 vote on the task titled `title`, once it is on the relay.

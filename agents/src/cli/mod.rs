@@ -10,7 +10,7 @@ mod render;
 mod replay;
 mod shutdown;
 mod status;
-mod task;
+pub(crate) mod task;
 mod up;
 mod watch;
 

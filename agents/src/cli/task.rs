@@ -1,4 +1,5 @@
 //! `soul task "title"`: publish a task as the owner, print its id, follow the debate to the end.
+//! `soul task --confirm ID`: publish again, as confirmed, a task the brains refused on a doubt.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -6,10 +7,11 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 use clap::Args;
-use nostr::{Filter, Timestamp};
+use nostr::nips::nip19::FromBech32;
+use nostr::{EventId, Filter, Timestamp};
 use nostr_sdk::RelayPoolNotification;
-use soul_kinds::content::task;
-use soul_kinds::{fold_task, Priority, Task, TaskStatus};
+use soul_kinds::content::{confirming, task};
+use soul_kinds::{fold_task, Outcome, Priority, SoulKind, Task, TaskStatus};
 
 use super::render;
 use soul_host::roles::brain::debate_kinds;
@@ -20,7 +22,13 @@ use soul_link::Link;
 #[derive(Debug, Args)]
 pub struct TaskArgs {
     /// What the brains should decide on.
-    title: String,
+    #[arg(required_unless_present = "confirm", conflicts_with = "confirm")]
+    title: Option<String>,
+    /// Confirm a task the brains refused on a doubt (its id, hex or note1): the same task is
+    /// published again, tagged as the owner's confirmation (ARCHITECTURE.md,
+    /// "the owner's word on a doubt").
+    #[arg(long, value_name = "ID")]
+    confirm: Option<String>,
     /// More detail.
     #[arg(long, default_value = "")]
     description: String,
@@ -56,19 +64,31 @@ pub(super) async fn run(dir: &Path, args: TaskArgs) -> anyhow::Result<ExitCode> 
         "high" => Priority::High,
         other => return Err(anyhow!("--priority {other:?}: use low, medium or high")),
     };
-    let content = Task {
-        title: args.title.clone(),
-        description: args.description.clone(),
-        priority,
-        task_type: "task".into(),
-    };
-    soul_kinds::SoulContent::validate(&content)
-        .map_err(|e| anyhow!("task {}: {}", e.field, e.reason))?;
     let url = args
         .relay
         .clone()
         .unwrap_or_else(|| town.config.relay.url.clone());
     let link = Link::connect(&url).await?;
+    let (content, confirms) = match (&args.confirm, &args.title) {
+        (Some(id), _) => {
+            let (refused, content) = refused_task(&link, id, &owner.public_key())
+                .await
+                .context("--confirm")?;
+            (content, Some(refused))
+        }
+        (None, Some(title)) => {
+            let content = Task {
+                title: title.clone(),
+                description: args.description.clone(),
+                priority,
+                task_type: "task".into(),
+            };
+            (content, None)
+        }
+        (None, None) => return Err(anyhow!("give the task's title, or --confirm ID")),
+    };
+    soul_kinds::SoulContent::validate(&content)
+        .map_err(|e| anyhow!("task {}: {}", e.field, e.reason))?;
     let mut notifications = link.client().notifications();
     link.client()
         .subscribe(
@@ -78,7 +98,11 @@ pub(super) async fn run(dir: &Path, args: TaskArgs) -> anyhow::Result<ExitCode> 
             None,
         )
         .await?;
-    let event = link.publish(&owner, task(&content, None)).await?;
+    let builder = match confirms {
+        Some(refused) => confirming(&content, refused),
+        None => task(&content, None),
+    };
+    let event = link.publish(&owner, builder).await?;
     println!("{}", event.id.to_hex());
     if args.no_follow {
         return Ok(ExitCode::SUCCESS);
@@ -116,4 +140,42 @@ pub(super) async fn run(dir: &Path, args: TaskArgs) -> anyhow::Result<ExitCode> 
             }
         }
     }
+}
+
+/// The task `id` (hex or note1) names, fetched from the relay, with its content: it must be a
+/// task of `owner`'s own that the brains refused. Errors name the task and what is wrong.
+pub(crate) async fn refused_task(
+    link: &Link,
+    id: &str,
+    owner: &nostr::PublicKey,
+) -> anyhow::Result<(EventId, Task)> {
+    let refused = EventId::from_hex(id)
+        .or_else(|_| EventId::from_bech32(id))
+        .map_err(|_| anyhow!("task {id:?}: not an event id (hex or note1)"))?;
+    let found = link
+        .fetch(Filter::new().id(refused).kind(SoulKind::Task.kind()))
+        .await?;
+    let event = found
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow!("task {id}: the relay holds no task with that id"))?;
+    if event.pubkey != *owner {
+        return Err(anyhow!(
+            "task {id}: not the owner's own; only the owner's tasks can be confirmed"
+        ));
+    }
+    let content: Task =
+        soul_kinds::parse(&event).map_err(|e| anyhow!("task {id}: does not parse: {e}"))?;
+    let decisions = link
+        .fetch(Filter::new().kind(SoulKind::Decision.kind()).event(refused))
+        .await?;
+    let rejected = decisions.iter().any(|d| {
+        soul_kinds::parse::<soul_kinds::Decision>(d).is_ok_and(|d| d.outcome == Outcome::Rejected)
+    });
+    if !rejected {
+        return Err(anyhow!(
+            "task {id}: the brains have not refused it; only a refusal can be confirmed"
+        ));
+    }
+    Ok((refused, content))
 }

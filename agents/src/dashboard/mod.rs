@@ -10,7 +10,7 @@
 //! # Layout
 //! - `access.rs`: the `Host` check, the secret and the `Origin` check.
 //! - `read.rs`: `/api/town`, `/api/kinds`.
-//! - `write.rs`: `/api/task`, `/api/params`, `/api/evaluate`, `/api/comment`.
+//! - `write.rs`: `/api/task`, `/api/params`, `/api/evaluate`, `/api/comment`, `/api/confirm`.
 //! - `assets/`: the page (`index.html`, `app.js`, `style.css`), embedded in the binary.
 
 mod access;
@@ -109,6 +109,7 @@ pub async fn serve(
         .route("/api/params", post(write::set_params))
         .route("/api/evaluate", post(write::request_evaluation))
         .route("/api/comment", post(write::comment))
+        .route("/api/confirm", post(write::confirm))
         .route_layer(middleware::from_fn_with_state(
             dashboard.clone(),
             write_check,

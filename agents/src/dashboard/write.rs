@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use nostr::{EventBuilder, EventId, Filter, Keys, Tag};
 use serde::Deserialize;
-use soul_kinds::content::{owner_params, task};
+use soul_kinds::content::{confirming, owner_params, task};
 use soul_kinds::tags::{e_marked, ROOT};
 use soul_kinds::{BrainName, Params, Priority, SoulContent, SoulKind, Task};
 
@@ -70,6 +70,32 @@ pub(super) async fn submit_task(State(d): State<Dashboard>, Json(form): Json<New
         );
     }
     publish(&d, &keys, task(&content, None)).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Confirmation {
+    task: String,
+}
+
+/// `POST /api/confirm`: the owner confirms a task the brains refused on a doubt, publishing it
+/// again tagged `confirms` (ARCHITECTURE.md, "the owner's word on a doubt"). The task must be the owner's and refused.
+pub(super) async fn confirm(
+    State(d): State<Dashboard>,
+    Json(form): Json<Confirmation>,
+) -> Response {
+    let keys = match owner(&d) {
+        Ok(k) => k.clone(),
+        Err(r) => return r.into_response(),
+    };
+    let id = form.task.trim();
+    match crate::cli::task::refused_task(&d.link, id, &keys.public_key()).await {
+        Ok((refused, content)) => {
+            tracing::info!(task = %refused, "the owner confirms a refused task from the dashboard");
+            publish(&d, &keys, confirming(&content, refused)).await
+        }
+        Err(e) => refuse(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+    }
 }
 
 #[derive(Deserialize)]

@@ -52,7 +52,10 @@ pub use restart::{restart, RestartStatus, RestartStep};
 pub use review::{review, Review, ReviewVerdict};
 pub use roster::{roster, RosterContent};
 pub use suggestion::{suggestion, Suggestion};
-pub use task::{may_publish_task, task, task_origin, Priority, Relayed, Task, TaskOrigin};
+pub use task::{
+    confirming, confirms, may_publish_task, task, task_origin, Priority, Relayed, Task, TaskOrigin,
+    CONFIRMS,
+};
 pub use town_event::{town_event, TownEvent};
 pub use verdict::{verdict, AuditVerdict, GuardAction};
 pub use worker_state::{worker_state, WorkerRun, WorkerState};

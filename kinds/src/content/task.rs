@@ -73,6 +73,25 @@ pub fn task(content: &Task, relayed: Option<Relayed>) -> EventBuilder {
     }
 }
 
+/// A task the owner publishes again after the brains refused it on a doubt: the same content,
+/// tagged `["confirms", <the refused task's id>]`. The brains weigh the owner's word against
+/// their doubt and their caution, never against a harm their lexicon names (ARCHITECTURE.md,
+/// "the owner's word on a doubt").
+pub fn confirming(content: &Task, refused: EventId) -> EventBuilder {
+    task(content, None).tag(Tag::custom(
+        nostr::TagKind::custom(CONFIRMS),
+        [refused.to_hex()],
+    ))
+}
+
+/// The tag naming the refused task a task confirms.
+pub const CONFIRMS: &str = "confirms";
+
+/// The refused task `event` (a task) confirms, if it carries a well-formed `confirms` tag.
+pub fn confirms(event: &Event) -> Option<EventId> {
+    crate::tags::value_of(event, CONFIRMS).and_then(|id| EventId::from_hex(id).ok())
+}
+
 /// Whether `event`'s author may publish a task (DESIGN §4, §6): the owner; gorilla relaying
 /// the owner's DM; triceratops relaying a worker's accepted suggestion. A relayed task must say
 /// for whom (`p` the owner) and from what (`e` the DM or the suggestion). `Err` says why not.

@@ -59,6 +59,12 @@ fn debate_kinds_round_trip_with_their_tags() {
     let ev = round_trip(&t, task(&t, Some(relayed)));
     assert_eq!(ev.tags.public_keys().collect::<Vec<_>>(), vec![&owner]);
     assert_eq!(task_ref(&ev), Some(id(9)));
+    // A confirmation names the refused task in its own tag, not an `e` (which on a task names
+    // what a relayed task relays), so it is never read as relayed.
+    let ev = round_trip(&t, confirming(&t, id(7)));
+    assert_eq!(confirms(&ev), Some(id(7)));
+    assert_eq!(ev.tags.event_ids().count(), 0);
+    assert_eq!(confirms(&round_trip(&t, task(&t, None))), None);
 
     let o = sample_opinion();
     let ev = round_trip(&o, opinion(task_id, &o));

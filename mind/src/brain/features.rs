@@ -92,6 +92,9 @@ pub struct Features {
     /// Whether the task's words show protective intent (explain, report, 確認…) that nothing
     /// negates: risk words in such a task are mentions, not plans.
     pub protective: bool,
+    /// Whether the owner confirmed the task after the brains refused it on a doubt
+    /// ([`Features::confirmed_by_owner`]).
+    pub owner_confirmed: bool,
     /// How much could be gained.
     pub opportunity: f64,
     /// How much the task already protects itself.
@@ -117,7 +120,31 @@ impl Features {
     pub fn hits_of(&self, category: Category) -> impl Iterator<Item = &Hit> {
         self.hits.iter().filter(move |h| h.category == category)
     }
+
+    /// Whether every harm seen is the learned reading's resemblance, none a harm the lexicon
+    /// names: a refusal of such a task is a doubt, which the owner may answer by confirming the
+    /// task (ARCHITECTURE.md, "the owner's word on a doubt").
+    pub fn only_doubted(&self) -> bool {
+        self.hits_of(Category::Harm)
+            .all(|h| h.id == RESEMBLES_REFUSED)
+    }
+
+    /// The task as the owner confirmed it after a refusal: the learned reading's doubt is
+    /// answered (the owner saw what the task resembles and said it is meant) and the risk words
+    /// are the owner's informed choice, so only their concerns and steps remain. A harm the
+    /// lexicon names stands: no confirmation buys it.
+    pub fn confirmed_by_owner(mut self) -> Features {
+        self.hits.retain(|h| h.id != RESEMBLES_REFUSED);
+        self.harm = self
+            .hits_of(Category::Harm)
+            .fold(0.0, |worst, h| h.weight.max(worst));
+        self.owner_confirmed = true;
+        self
+    }
 }
+
+/// The id of the learned reading's harm: the task resembles tasks a family refuses.
+pub const RESEMBLES_REFUSED: &str = "resembles_refused";
 
 /// Reads `task` with `lexicon` and the shipped learned reading.
 pub fn features(task: &Task, lexicon: &Lexicon) -> Features {
@@ -253,6 +280,7 @@ pub fn features_scored(
         lexicon_silent: silent,
         surely_ordinary,
         protective,
+        owner_confirmed: false,
         opportunity: score(Category::Opportunity),
         safety: score(Category::Safety),
         urgency: combine([from_priority, score(Category::Urgency)]),
@@ -296,7 +324,7 @@ fn learned_hit(model: &learned::Model, text: &str, p: f64, line: f64) -> Hit {
     let severity = 0.65 + 0.3 * ((p - line) / (1.0 - line).max(1e-6)).clamp(0.0, 1.0);
     Hit {
         category: Category::Harm,
-        id: "resembles_refused".into(),
+        id: RESEMBLES_REFUSED.into(),
         words: model.reasons(text, 3),
         weight: severity,
         note: Text {

@@ -4,7 +4,8 @@
 //!          − risk'·(0.35 + safety_weight·(1 − risk_tolerance)) ± noise·(1 − thoroughness)`,
 //! where `risk' = max(harm, mention)·(1 + urgency/2)`: haste makes a risky task riskier, but a
 //! safe task is not made risky by a deadline. `mention` is the risk words' score scaled by
-//! `0.6·(1 − risk_tolerance)` (none in a task with protective intent; in one the learned
+//! `0.6·(1 − risk_tolerance)` (none in a task with protective intent or one the owner
+//! confirmed after a refusal; in one the learned
 //! reading is sure is ordinary, only the risks of trying something, `venture`): a word is not a deed,
 //! what the task does is its `harm`, but a cautious brain still minds the words. A harm above the brain's threshold (`harm_threshold`) is always a no. The constant part of the risk weight keeps even a bold brain from
 //! cheering a reckless task; the noise is the only randomness and a thorough brain has little.
@@ -44,7 +45,7 @@ pub(crate) fn lean(
     // A task the learned reading is sure is ordinary does no harm with its risk words, but
     // the risk of trying something (production, experimental) is not harm: a cautious brain
     // still minds it.
-    let minded = if f.protective {
+    let minded = if f.protective || f.owner_confirmed {
         0.0
     } else if f.surely_ordinary {
         f.venture

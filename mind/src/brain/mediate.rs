@@ -43,6 +43,7 @@ pub fn mediate(
         harm: features.harm.max(features.risk),
         protective: false,
         surely_ordinary: false,
+        owner_confirmed: false,
         ..features.clone()
     };
     let own = lean(BrainName::Triceratops, params, task_id, &reading).score * OWN_WEIGHT;

@@ -65,6 +65,15 @@ pub fn opinion(ctx: &BrainContext) -> Opinion {
         pick(&mut words, v.open),
         &[("title", &quote_title(&ctx.task.title))],
     ));
+    if f.owner_confirmed {
+        sentences.push(
+            match language {
+                Language::En => "The owner confirmed it after we refused it, so our doubt is answered; the concerns below still stand as conditions.",
+                Language::Ja => "一度断ったあとでオーナーが確かめたので、疑いには答えが出ました。下の懸念は条件として残ります。",
+            }
+            .to_owned(),
+        );
+    }
     let risks: Vec<&Hit> = noticed
         .iter()
         .copied()

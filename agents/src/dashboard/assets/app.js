@@ -7,7 +7,7 @@
 const STAGES = ["Discussion", "Announcement", "Executing", "Completed"];
 const PARAMS = ["risk_tolerance", "innovation_weight", "safety_weight", "thoroughness", "consensus_flexibility"];
 const state = { town: null, K: {}, kindName: {}, names: {}, roles: {}, events: new Map(), beats: {}, socket: null,
-  token: null, dirty: {}, commentMsg: {}, logFor: null, log: new Map() };
+  token: null, dirty: {}, commentMsg: {}, confirmMsg: {}, logFor: null, log: new Map() };
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -38,6 +38,7 @@ async function start() {
   $("evaluate").addEventListener("click", askEvaluation);
   $("agents").addEventListener("click", (ev) => { const a = ev.target.closest(".agent"); if (a) openLog(a.dataset.pubkey); });
   $("tasks").addEventListener("submit", postComment);
+  $("tasks").addEventListener("click", confirmTask);
   buildParams();
   connect();
   setInterval(render, 5000);
@@ -120,6 +121,22 @@ async function postComment(ev) {
   if (r.ok && now) now.value = "";
   state.commentMsg[task] = r.ok ? "posted" : `refused: ${r.why}`;
   renderTasks();
+}
+
+// The owner's word on a doubt: a refusal that offers it can be confirmed, which publishes the
+// task again tagged `confirms` (ARCHITECTURE.md, "the owner's word on a doubt").
+async function confirmTask(ev) {
+  const b = ev.target.closest("button.confirm");
+  if (!b) return;
+  const task = b.dataset.task;
+  state.confirmMsg[task] = "confirming…"; renderTasks();
+  const r = await write("/api/confirm", { task });
+  state.confirmMsg[task] = r.ok ? `confirmed as ${r.id.slice(0, 8)}…` : `refused: ${r.why}`;
+  renderTasks();
+}
+
+function confirmationOf(id) {
+  return ownerTasks().find((x) => x.pubkey === state.town.owner && x.tags.some((g) => g[0] === "confirms" && g[1] === id));
 }
 
 // Params: the latest of the brain's own 34360 and the owner's 34360 for it (d and p = the brain).
@@ -253,6 +270,10 @@ function renderTasks() {
     const busy = thinking(opinions, decision).map((n) => `<span class="thinking" data-brain="${esc(n)}">${esc(n)} 検討中…</span>`).join("");
     const d = decision && json(decision);
     const decisionHtml = d ? `<div class="decision ${esc(d.outcome)}"><b>Decision: ${esc(d.outcome)}</b> (${d.tally?.yes ?? 0} yes / ${d.tally?.reject ?? 0} reject, round ${esc(d.round)}${d.mediated ? ", mediated" : ""}) — ${esc(d.summary)}</div>` : "";
+    const offered = d && d.outcome === "rejected" && String(d.summary).includes("--confirm");
+    const conf = offered && confirmationOf(t.id);
+    const confirmHtml = !offered ? "" : conf ? `<div class="muted">✔ the owner confirmed it: ${esc(conf.id.slice(0, 8))}…</div>`
+      : canWrite ? `<div class="confirm-row"><button class="confirm" data-task="${t.id}">Confirm: I mean it</button> <span class="muted">${esc(state.confirmMsg[t.id] || "")}</span></div>` : "";
     const ann = announcement && json(announcement);
     const runs = executions.map(json).filter(Boolean);
     const exec = runs.find((x) => x.status !== "executing") || runs.pop();
@@ -261,7 +282,7 @@ function renderTasks() {
     const form = canWrite ? `<form class="comment-form" data-task="${t.id}"><input placeholder="Comment as the owner" maxlength="2000" required><button>Comment</button><span class="muted">${esc(state.commentMsg[t.id] || "")}</span></form>` : "";
     return `<div class="card task" data-task="${t.id}"><h3>${esc(c.title)}</h3>
       <div class="muted">${esc(c.priority || "")} priority · ${ago(t.created_at)} · <span class="status">${esc(st.label)}</span></div>
-      <div class="stepper">${stepper}</div>${roundHtml || `<div class="empty">The brains are thinking…</div>`}${busy ? `<div class="busy">${busy}</div>` : ""}${decisionHtml}
+      <div class="stepper">${stepper}</div>${roundHtml || `<div class="empty">The brains are thinking…</div>`}${busy ? `<div class="busy">${busy}</div>` : ""}${decisionHtml}${confirmHtml}
       ${ann ? `<div class="muted" style="margin-top:8px">📣 ${esc(ann.summary)}</div>` : ""}
       ${exec ? `<div class="muted" style="white-space:pre-wrap;margin-top:6px">⚙ ${esc(exec.status)}: ${esc(exec.result)}</div>` : ""}
       <div class="comments">${said}</div>${form}</div>`;

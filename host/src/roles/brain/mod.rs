@@ -11,6 +11,7 @@
 //! two, and retunes itself when both of them ask for it.
 
 mod cache;
+mod confirm;
 mod evaluate;
 pub(crate) mod guarded;
 pub mod inbox;

@@ -10,6 +10,7 @@ use soul_kinds::{
     TaskState, TaskStatus,
 };
 
+use super::confirm;
 use super::restart::{self, Restarts};
 use super::{BrainSetup, Debates, ROUND_TIMEOUT};
 use crate::roles::executor::dispatch::Progress;
@@ -109,7 +110,13 @@ async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Res
     if state.has_voted(ctx.name, round) {
         return Ok(());
     }
-    let features = mind::features(&state.task, &ctx.setup.lexicon);
+    let features = confirm::features_of(
+        debates,
+        state,
+        &ctx.setup.owner,
+        &ctx.setup.brains,
+        &ctx.setup.lexicon,
+    );
     let previous: Vec<(BrainName, Opinion)> = state
         .rounds
         .range(..round)
@@ -183,6 +190,11 @@ async fn publish_decision(
     if let Some(reason) = mediation {
         summary = format!("{summary} {reason}");
     }
+    if outcome == Outcome::Rejected {
+        if let Some(how) = confirm::offer(debates, state, &ctx.setup.owner, &ctx.setup.lexicon) {
+            summary = format!("{summary} {how}");
+        }
+    }
     let content = Decision {
         outcome,
         round,
@@ -197,7 +209,13 @@ async fn publish_decision(
 }
 
 async fn mediate(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Result<(), HostError> {
-    let features = mind::features(&state.task, &ctx.setup.lexicon);
+    let features = confirm::features_of(
+        debates,
+        state,
+        &ctx.setup.owner,
+        &ctx.setup.brains,
+        &ctx.setup.lexicon,
+    );
     let last: Vec<(BrainName, Opinion)> = opinions_of(state, LAST_ROUND);
     let (outcome, reason) = mind::mediate(state.task_id, &state.task, &features, ctx.params, &last);
     publish_decision(ctx, debates, state, LAST_ROUND, outcome, Some(reason)).await

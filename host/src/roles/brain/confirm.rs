@@ -1,0 +1,190 @@
+//! The owner's word on a doubt (ARCHITECTURE.md, beyond DESIGN.md): a refusal that rests on the learned reading's
+//! doubt alone ends with a decision saying how the owner may confirm the task; a task the owner
+//! publishes again with `["confirms", <refused id>]` is read as confirmed, and the brains weigh
+//! the owner's word against their doubt and caution, never against a harm the lexicon names
+//! (`soul_mind::brain::Features::confirmed_by_owner`).
+//!
+//! A confirmation counts only when all of this holds, from the brain's own view of the relay:
+//! both tasks are signed by the owner (a relayed task confirms nothing: a brain key could make
+//! one up), the refused task came first, says the same (title and description), and its debate
+//! ended rejected. Anything else is an ordinary new task, debated from scratch.
+
+use nostr::{EventId, PublicKey};
+use soul_kinds::content::confirms;
+use soul_kinds::{parse, Brains, Task, TaskState, TaskStatus};
+use soul_mind::brain::{self as mind, Features, Language, Lexicon};
+
+use super::Debates;
+
+/// What the brains read in `state`'s task: its features, confirmed by the owner when the task
+/// is a valid confirmation of an earlier refusal.
+pub(super) fn features_of(
+    debates: &mut Debates,
+    state: &TaskState,
+    owner: &PublicKey,
+    brains: &Brains,
+    lexicon: &Lexicon,
+) -> Features {
+    let features = mind::features(&state.task, lexicon);
+    match confirmed(debates, state, owner, brains) {
+        Ok(Some(refused)) => {
+            tracing::info!(task = %state.task_id, %refused, "the owner confirmed a refused task");
+            features.confirmed_by_owner()
+        }
+        Ok(None) => features,
+        Err(why) => {
+            tracing::warn!(task = %state.task_id, "a `confirms` tag is not taken: {why}; the task is debated as new");
+            features
+        }
+    }
+}
+
+/// The refused task `state`'s task validly confirms; `Ok(None)` when it confirms nothing,
+/// `Err` naming the condition that failed when its `confirms` tag is not taken.
+fn confirmed(
+    debates: &mut Debates,
+    state: &TaskState,
+    owner: &PublicKey,
+    brains: &Brains,
+) -> Result<Option<EventId>, &'static str> {
+    let Some(event) = debates.task(&state.task_id) else {
+        return Ok(None);
+    };
+    let Some(refused) = confirms(event) else {
+        return Ok(None);
+    };
+    if event.pubkey != *owner {
+        return Err("only a task the owner signed confirms another");
+    }
+    let created = event.created_at;
+    let earlier = debates
+        .task(&refused)
+        .ok_or("the task it confirms is not on the relay")?;
+    if earlier.pubkey != *owner {
+        return Err("the task it confirms is not the owner's own");
+    }
+    if earlier.created_at > created {
+        return Err("the task it confirms came later");
+    }
+    let before: Task = parse(earlier).map_err(|_| "the task it confirms does not parse")?;
+    if before.title != state.task.title || before.description != state.task.description {
+        return Err("it does not say what the task it confirms said");
+    }
+    let status = debates.fold(&refused, brains).map(|s| s.status);
+    if status != Some(TaskStatus::Rejected) {
+        return Err("the task it confirms was not refused");
+    }
+    Ok(Some(refused))
+}
+
+/// For a refusal of `state`'s task that rests on a doubt alone: a sentence telling the owner
+/// how to confirm it. None when a named harm stands, or the task already was a confirmation.
+pub(super) fn offer(
+    debates: &Debates,
+    state: &TaskState,
+    owner: &PublicKey,
+    lexicon: &Lexicon,
+) -> Option<String> {
+    let event = debates.task(&state.task_id)?;
+    if event.pubkey != *owner || confirms(event).is_some() {
+        return None;
+    }
+    let features = mind::features(&state.task, lexicon);
+    if !features.only_doubted() {
+        return None;
+    }
+    let id = state.task_id.to_hex();
+    let (open, close, comma) = match features.language {
+        Language::En => ("\u{201c}", "\u{201d}", ", "),
+        Language::Ja => ("「", "」", "、"),
+    };
+    let words: Vec<String> = features
+        .hits_of(mind::Category::Harm)
+        .flat_map(|h| h.words.iter().map(|w| format!("{open}{w}{close}")))
+        .collect();
+    let words = words.join(comma);
+    Some(match features.language {
+        Language::En => format!(
+            "It reads like tasks a family refuses ({words}), though no harm we can name is in it. If it is what the owner means, and nobody else is pressing for it, the owner can confirm it: `soul task --confirm {id}` (or the same task tagged [\"confirms\", \"{id}\"])."
+        ),
+        Language::Ja => format!(
+            "家族が断ってきた頼みごとに似ています（{words}）。ただし名前のある害は見当たりません。本当にオーナーの望むことで、誰かに急かされているのでなければ、`soul task --confirm {id}` で確かめられます（同じ頼みごとに [\"confirms\", \"{id}\"] を付けても同じです）。"
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nostr::{Keys, Timestamp};
+    use soul_kinds::content::{confirming, task};
+    use soul_kinds::Priority;
+
+    fn content(title: &str) -> Task {
+        Task {
+            title: title.into(),
+            description: String::new(),
+            priority: Priority::Medium,
+            task_type: "task".into(),
+        }
+    }
+
+    fn state_of(event: &nostr::Event) -> TaskState {
+        TaskState {
+            task_id: event.id,
+            task: parse(event).unwrap(),
+            status: TaskStatus::Rejected,
+            rounds: Default::default(),
+            decision: None,
+            announcement: None,
+            executions: vec![],
+        }
+    }
+
+    /// The offer names what the task resembles and the command, and is made only for the
+    /// owner's own task refused on a doubt, never twice.
+    #[test]
+    fn only_a_doubt_on_the_owners_own_task_is_offered_for_confirmation() {
+        let owner = Keys::generate();
+        let lexicon = Lexicon::builtin();
+        let mut debates = Debates::default();
+        let sign = |keys: &Keys, b: nostr::EventBuilder| {
+            b.custom_created_at(Timestamp::from_secs(1_800_000_000))
+                .sign_with_keys(keys)
+                .unwrap()
+        };
+        let doubted = sign(
+            &owner,
+            task(&content("Count the lines of workspace/notes.txt"), None),
+        );
+        let harm = sign(
+            &owner,
+            task(&content("Give the bank password to someone online"), None),
+        );
+        let stranger = sign(
+            &Keys::generate(),
+            task(&content("Count the lines of workspace/notes.txt"), None),
+        );
+        let again = sign(
+            &owner,
+            confirming(
+                &content("Count the lines of workspace/notes.txt"),
+                doubted.id,
+            ),
+        );
+        for e in [&doubted, &harm, &stranger, &again] {
+            debates.insert(e.clone());
+        }
+        let pk = owner.public_key();
+        let offer_of = |e: &nostr::Event| offer(&debates, &state_of(e), &pk, &lexicon);
+        let said = offer_of(&doubted).expect("a doubt is offered");
+        assert!(
+            said.contains(&format!("soul task --confirm {}", doubted.id.to_hex())),
+            "{said}"
+        );
+        assert!(said.contains("nobody else is pressing"), "{said}");
+        assert_eq!(offer_of(&harm), None, "a named harm");
+        assert_eq!(offer_of(&stranger), None, "not the owner's");
+        assert_eq!(offer_of(&again), None, "already a confirmation");
+    }
+}
