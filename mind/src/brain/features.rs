@@ -121,10 +121,10 @@ impl Features {
         self.hits.iter().filter(move |h| h.category == category)
     }
 
-    /// Whether every harm seen is the learned reading's resemblance, none a harm the lexicon
-    /// names: a refusal of such a task is a doubt, which the owner may answer by confirming the
-    /// task (ARCHITECTURE.md, "the owner's word on a doubt").
-    pub fn only_doubted(&self) -> bool {
+    /// Whether no harm the lexicon names stands: every harm seen, if any, is the learned
+    /// reading's resemblance. A refusal of such a task rests on doubt or caution, which the
+    /// owner may answer by confirming the task (ARCHITECTURE.md, "the owner's word on a doubt").
+    pub fn no_named_harm(&self) -> bool {
         self.hits_of(Category::Harm)
             .all(|h| h.id == RESEMBLES_REFUSED)
     }

@@ -91,6 +91,9 @@ pub fn opinion(soul: &str, ask: &OpinionAsk<'_>) -> Vec<Message> {
         "\nWhat the lexicon found: risk {:.2}, opportunity {:.2}, urgency {:.2}, safety {:.2}.\n",
         f.risk, f.opportunity, f.urgency, f.safety
     ));
+    if f.owner_confirmed {
+        u.push_str("\nThe owner confirmed this task after the brains refused it without naming a harm: the doubt about what it resembles is answered, and its risks are the owner's informed choice. Weigh them as conditions, not as reasons to refuse.\n");
+    }
     if b.previous.is_empty() {
         u.push_str("\nThis is round 1: you have not seen the others' opinions.\n");
     } else {
@@ -295,4 +298,47 @@ pub fn lesson_lines(rows: &[soul_karma::LessonRow]) -> Vec<String> {
     rows.iter()
         .map(|l| format!("[{}] {} (weight {})", l.topic, l.lesson, l.weight))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::brain::{features, BrainContext, Lexicon};
+    use soul_kinds::{BrainName, Priority, Task};
+
+    /// A model brain is told when the owner confirmed a task after a refusal, as the built-in
+    /// brains weigh it, and is told nothing of the kind otherwise.
+    #[test]
+    fn the_model_hears_of_the_owners_confirmation() {
+        let task = Task {
+            title: "Count the lines of workspace/notes.txt".into(),
+            description: String::new(),
+            priority: Priority::Medium,
+            task_type: "task".into(),
+        };
+        let plain = features(&task, &Lexicon::builtin());
+        let confirmed = plain.clone().confirmed_by_owner();
+        let params = BrainName::Panda.default_params();
+        let said = |f| {
+            let ask = OpinionAsk {
+                agent: "panda",
+                brain: BrainContext {
+                    brain: BrainName::Panda,
+                    params: &params,
+                    task_id: nostr::EventId::all_zeros(),
+                    task: &task,
+                    features: f,
+                    round: 1,
+                    previous: &[],
+                    lessons: &[],
+                },
+            };
+            opinion("soul", &ask)
+                .iter()
+                .map(|m| m.content.clone())
+                .collect::<String>()
+        };
+        assert!(said(&confirmed).contains("The owner confirmed this task"));
+        assert!(!said(&plain).contains("owner confirmed"));
+    }
 }

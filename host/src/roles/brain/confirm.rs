@@ -77,8 +77,10 @@ fn confirmed(
     Ok(Some(refused))
 }
 
-/// For a refusal of `state`'s task that rests on a doubt alone: a sentence telling the owner
-/// how to confirm it. None when a named harm stands, or the task already was a confirmation.
+/// For a refusal of `state`'s task where no harm the lexicon names stands (the learned
+/// reading's doubt, or the brains' caution over risk words): sentences telling the owner what
+/// stood against it and how to confirm it. None when a named harm stands, or the task already
+/// was a confirmation.
 pub(super) fn offer(
     debates: &Debates,
     state: &TaskState,
@@ -90,7 +92,7 @@ pub(super) fn offer(
         return None;
     }
     let features = mind::features(&state.task, lexicon);
-    if !features.only_doubted() {
+    if !features.no_named_harm() {
         return None;
     }
     let id = state.task_id.to_hex();
@@ -103,13 +105,28 @@ pub(super) fn offer(
         .flat_map(|h| h.words.iter().map(|w| format!("{open}{w}{close}")))
         .collect();
     let words = words.join(comma);
+    let doubt = !words.is_empty();
     Some(match features.language {
-        Language::En => format!(
-            "It reads like tasks a family refuses ({words}), though no harm we can name is in it. If it is what the owner means, and nobody else is pressing for it, the owner can confirm it: `soul task --confirm {id}` (or the same task tagged [\"confirms\", \"{id}\"])."
-        ),
-        Language::Ja => format!(
-            "家族が断ってきた頼みごとに似ています（{words}）。ただし名前のある害は見当たりません。本当にオーナーの望むことで、誰かに急かされているのでなければ、`soul task --confirm {id}` で確かめられます（同じ頼みごとに [\"confirms\", \"{id}\"] を付けても同じです）。"
-        ),
+        Language::En => {
+            let why = if doubt {
+                format!("It reads like tasks a family refuses ({words}), though no harm we can name is in it.")
+            } else {
+                "Its risks outweighed its gains, though no harm we can name is in it.".to_owned()
+            };
+            format!(
+                "{why} If it is what the owner means, and nobody else is pressing for it, the owner can confirm it: `soul task --confirm {id}` (or the same task tagged [\"confirms\", \"{id}\"])."
+            )
+        }
+        Language::Ja => {
+            let why = if doubt {
+                format!("家族が断ってきた頼みごとに似ています（{words}）。ただし名前のある害は見当たりません。")
+            } else {
+                "利点より危うさが勝りました。ただし名前のある害は見当たりません。".to_owned()
+            };
+            format!(
+                "{why}本当にオーナーの望むことで、誰かに急かされているのでなければ、`soul task --confirm {id}` で確かめられます（同じ頼みごとに [\"confirms\", \"{id}\"] を付けても同じです）。"
+            )
+        }
     })
 }
 
