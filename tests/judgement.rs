@@ -213,6 +213,31 @@ async fn a_refusal_on_a_doubt_is_the_owners_to_confirm_and_nothing_else_is() {
         );
     }
 
+    // One refusal, one confirmation: a second would have the thing done twice. The command
+    // says so, and a second one sent anyway is debated as new and refused.
+    let out = soul()
+        .args([
+            "task",
+            "--confirm",
+            &doubted.id.to_hex(),
+            "--no-follow",
+            "--relay",
+            &relay.url,
+            "--town",
+        ])
+        .arg(&town.dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("already confirmed"), "{err}");
+    let twice = confirming(&owner, DOUBTED, doubted.id, None);
+    send(&c, &twice)
+        .await
+        .expect("a well-formed task passes the relay");
+    let d = decision_on(&c, twice.id).await;
+    assert_eq!(d.outcome, Outcome::Rejected, "a second confirmation: {d:?}");
+
     // Confirming what was never refused is an error that names the task.
     let out = soul()
         .args([

@@ -10,7 +10,7 @@ use clap::Args;
 use nostr::nips::nip19::FromBech32;
 use nostr::{EventId, Filter, Timestamp};
 use nostr_sdk::RelayPoolNotification;
-use soul_kinds::content::{confirming, task};
+use soul_kinds::content::{confirming, confirms, task};
 use soul_kinds::{fold_task, Outcome, Priority, SoulKind, Task, TaskStatus};
 
 use super::render;
@@ -175,6 +175,27 @@ pub(crate) async fn refused_task(
     if !rejected {
         return Err(anyhow!(
             "task {id}: the brains have not refused it; only a refusal can be confirmed"
+        ));
+    }
+    let later = link
+        .fetch(
+            Filter::new()
+                .kind(SoulKind::Task.kind())
+                .author(*owner)
+                .since(event.created_at),
+        )
+        .await?;
+    let same = |e: &nostr::Event| {
+        soul_kinds::parse::<Task>(e)
+            .is_ok_and(|t| t.title == content.title && t.description == content.description)
+    };
+    if let Some(done) = later
+        .iter()
+        .find(|e| confirms(e) == Some(refused) && same(e))
+    {
+        return Err(anyhow!(
+            "task {id}: already confirmed as {}; the brains take one confirmation of a refusal",
+            done.id
         ));
     }
     Ok((refused, content))

@@ -6,8 +6,9 @@
 //!
 //! A confirmation counts only when all of this holds, from the brain's own view of the relay:
 //! both tasks are signed by the owner (a relayed task confirms nothing: a brain key could make
-//! one up), the refused task came first, says the same (title and description), and its debate
-//! ended rejected. Anything else is an ordinary new task, debated from scratch.
+//! one up), the refused task came first, says the same (title and description), its debate
+//! ended rejected, and no earlier confirmation of it exists. Anything else is an ordinary new
+//! task, debated from scratch.
 
 use nostr::{EventId, PublicKey};
 use soul_kinds::content::confirms;
@@ -67,14 +68,33 @@ fn confirmed(
         return Err("the task it confirms came later");
     }
     let before: Task = parse(earlier).map_err(|_| "the task it confirms does not parse")?;
-    if before.title != state.task.title || before.description != state.task.description {
+    if !same_words(&before, &state.task) {
         return Err("it does not say what the task it confirms said");
     }
     let status = debates.fold(&refused, brains).map(|s| s.status);
     if status != Some(TaskStatus::Rejected) {
         return Err("the task it confirms was not refused");
     }
+    // One refusal, one confirmation: a second (a double click, a resent command) would have
+    // the same thing done twice.
+    let this = (created, state.task_id);
+    let earlier_confirmation = debates.all_tasks().into_iter().any(|other| {
+        debates.task(&other).is_some_and(|e| {
+            e.pubkey == *owner
+                && confirms(e) == Some(refused)
+                && (e.created_at, e.id) < this
+                && parse::<Task>(e).is_ok_and(|t| same_words(&t, &before))
+        })
+    });
+    if earlier_confirmation {
+        return Err("the task it confirms was confirmed already");
+    }
     Ok(Some(refused))
+}
+
+/// Whether two tasks say the same: title and description.
+fn same_words(a: &Task, b: &Task) -> bool {
+    a.title == b.title && a.description == b.description
 }
 
 /// For a refusal of `state`'s task where no harm the lexicon names stands (the learned
