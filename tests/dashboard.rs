@@ -455,4 +455,16 @@ async fn the_control_panel_in_a_browser() {
         comment.tags.event_ids().next().is_some(),
         "a reply to the task"
     );
+    let tasks = wait_for(
+        &c,
+        Filter::new().kind(SoulKind::Task.kind()).author(owner),
+        4,
+    )
+    .await;
+    assert!(
+        tasks
+            .iter()
+            .any(|t| soul_kinds::content::confirms(t).is_some()),
+        "the button published the owner's confirmation: {log}"
+    );
 }

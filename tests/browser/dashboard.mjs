@@ -76,6 +76,17 @@ try {
   if (left) throw new Error(`the comment box still holds ${JSON.stringify(left)} after posting`);
   step("the owner's comment is shown in the debate");
 
+  // The owner's word on a doubt: a bare chore the brains refuse on a doubt offers a button;
+  // the confirmation it publishes is approved, and the refused card says it was confirmed.
+  const doubted = "Count the lines of workspace/notes.txt";
+  await page.fill("#title", doubted);
+  await page.click("#submit");
+  await card(doubted).locator(".decision.rejected").waitFor(T);
+  await card(doubted).locator("button.confirm").click();
+  await card(doubted).locator(".decision.approved").waitFor(T);
+  await card(doubted).locator(".muted", { hasText: "the owner confirmed it" }).waitFor(T);
+  step("a refusal on a doubt, confirmed with the button, is approved");
+
   // An evaluation on request: panda and gorilla each score the other two.
   await page.click("#evaluate");
   await page.locator("#evaluations .item").nth(3).waitFor(T);
