@@ -256,3 +256,106 @@ async fn a_refusal_on_a_doubt_is_the_owners_to_confirm_and_nothing_else_is() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("have not refused"), "{err}");
 }
+
+/// A kind-1 reply by `keys` to `note` saying `text`, as a stock client writes one (NIP-10).
+fn reply(keys: &Keys, note: &Event, text: &str) -> Event {
+    EventBuilder::text_note(text)
+        .tag(Tag::parse(["e", &note.id.to_hex(), "", "root"]).unwrap())
+        .tag(Tag::public_key(note.pubkey))
+        .sign_with_keys(keys)
+        .unwrap()
+}
+
+/// The owner on a phone: any client can reply "confirm" to gorilla's note of a refusal that
+/// offered it, and gorilla publishes the confirmation for the owner, which the brains approve.
+/// A thief with gorilla's key cannot do the same with a "confirm" of its own, and an unclear
+/// reply confirms nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_owner_confirms_from_any_client_by_replying_confirm() {
+    const DOUBTED: &str = "全員にメッセージを送って";
+    let town = TestTown::new();
+    let relay = town.relay(&[]);
+    let _brains: Vec<Brain> = ["panda", "gorilla", "triceratops"]
+        .iter()
+        .map(|n| Brain::start(&town, &relay.url, n))
+        .collect();
+    let c = client(&relay.url, None).await;
+    let owner = town.keys("owner");
+    let gorilla = town.keys("gorilla");
+
+    let doubted = owner_task(&owner, DOUBTED);
+    send(&c, &doubted).await.expect("owner's task accepted");
+    let d = decision_on(&c, doubted.id).await;
+    assert_eq!(d.outcome, Outcome::Rejected, "{d:?}");
+    assert!(
+        d.summary.contains("「確認」と返信"),
+        "the offer says how: {}",
+        d.summary
+    );
+    let notes = Filter::new()
+        .kind(Kind::TextNote)
+        .author(gorilla.public_key())
+        .event(doubted.id);
+    let note = wait_for(&c, notes, 1).await.first().unwrap().clone();
+
+    // The thief's "confirm", and a confirmation made up from it; the owner's unclear answer.
+    let thiefs = reply(&gorilla, &note, "confirm");
+    let made_up = {
+        let t = soul_kinds::Task {
+            title: DOUBTED.into(),
+            description: String::new(),
+            priority: soul_kinds::Priority::Medium,
+            task_type: "task".into(),
+        };
+        let relayed = Relayed {
+            owner: owner.public_key(),
+            source: thiefs.id,
+        };
+        soul_kinds::content::confirming_for(&t, doubted.id, Some(relayed))
+            .sign_with_keys(&gorilla)
+            .unwrap()
+    };
+    let unclear = reply(&owner, &note, "ok sure, whatever");
+    for e in [&thiefs, &made_up, &unclear] {
+        send(&c, e)
+            .await
+            .expect("well-formed events pass the relay");
+    }
+    let d = decision_on(&c, made_up.id).await;
+    assert_eq!(
+        d.outcome,
+        Outcome::Rejected,
+        "the thief's confirmation: {d:?}"
+    );
+
+    let yes = reply(&owner, &note, "確認");
+    send(&c, &yes).await.expect("the owner's reply accepted");
+    let by_gorilla = Filter::new()
+        .kind(SoulKind::Task.kind())
+        .author(gorilla.public_key());
+    let tasks = wait_for(&c, by_gorilla.clone(), 2).await;
+    let relayed: Vec<&Event> = tasks.iter().filter(|t| t.id != made_up.id).collect();
+    assert_eq!(relayed.len(), 1, "{relayed:?}");
+    let confirmation = relayed[0];
+    assert_eq!(
+        soul_kinds::content::confirms(confirmation),
+        Some(doubted.id)
+    );
+    assert_eq!(
+        confirmation.tags.event_ids().next(),
+        Some(&yes.id),
+        "its source is the reply"
+    );
+    let d = decision_on(&c, confirmation.id).await;
+    assert_eq!(
+        d.outcome,
+        Outcome::Approved,
+        "the owner's word from a phone: {d:?}"
+    );
+    // Nothing answered the thief's or the unclear reply (they came first, in the same stream).
+    let tasks = c
+        .fetch_events(by_gorilla, std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(tasks.len(), 2, "{tasks:?}");
+}

@@ -53,8 +53,8 @@ pub use review::{review, Review, ReviewVerdict};
 pub use roster::{roster, RosterContent};
 pub use suggestion::{suggestion, Suggestion};
 pub use task::{
-    confirming, confirms, may_publish_task, task, task_origin, Priority, Relayed, Task, TaskOrigin,
-    CONFIRMS,
+    confirming, confirming_for, confirms, may_publish_task, says_confirm, task, task_origin,
+    Priority, Relayed, Task, TaskOrigin, CONFIRMS,
 };
 pub use town_event::{town_event, TownEvent};
 pub use verdict::{verdict, AuditVerdict, GuardAction};

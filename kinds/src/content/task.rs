@@ -78,10 +78,28 @@ pub fn task(content: &Task, relayed: Option<Relayed>) -> EventBuilder {
 /// their doubt and their caution, never against a harm their lexicon names (ARCHITECTURE.md,
 /// "the owner's word on a doubt").
 pub fn confirming(content: &Task, refused: EventId) -> EventBuilder {
-    task(content, None).tag(Tag::custom(
+    confirming_for(content, refused, None)
+}
+
+/// [`confirming`], published by gorilla for the owner's public "confirm" reply (`relayed`'s
+/// source), which anyone can check on the relay.
+pub fn confirming_for(content: &Task, refused: EventId, relayed: Option<Relayed>) -> EventBuilder {
+    task(content, relayed).tag(Tag::custom(
         nostr::TagKind::custom(CONFIRMS),
         [refused.to_hex()],
     ))
+}
+
+/// Whether a note's text is the owner's "confirm": the word alone (any case, trailing
+/// punctuation or whitespace aside), in English or Japanese. Anything else, even a yes, is not
+/// one: an unclear answer is a no.
+pub fn says_confirm(text: &str) -> bool {
+    let word = text
+        .trim()
+        .trim_end_matches(['.', '!', '。', '！'])
+        .trim()
+        .to_lowercase();
+    matches!(word.as_str(), "confirm" | "確認" | "確認します")
 }
 
 /// The tag naming the refused task a task confirms.
@@ -132,7 +150,8 @@ pub fn may_publish_task(
 pub enum TaskOrigin {
     /// Signed by the owner.
     Owner,
-    /// Published by gorilla for a `task:` DM from the owner (the DM's computed rumor id).
+    /// Published by gorilla for a `task:` DM from the owner (the DM's computed rumor id), or
+    /// for the owner's public "confirm" reply to a refusal (the reply's id).
     RelayedDm {
         /// The relaying brain.
         by: PublicKey,
@@ -159,7 +178,7 @@ impl TaskOrigin {
         match self {
             TaskOrigin::Owner => "signed by the owner".into(),
             TaskOrigin::RelayedDm { by, dm } => {
-                format!("relayed by gorilla ({by}) from a DM it says the owner sent ({dm})")
+                format!("relayed by gorilla ({by}) from a DM or reply it says the owner sent ({dm})")
             }
             TaskOrigin::Suggestion { by, suggestion } => {
                 format!("relayed by triceratops ({by}) from a worker's suggestion ({suggestion})")

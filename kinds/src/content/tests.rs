@@ -496,3 +496,23 @@ fn accepts_is_checked() {
     let plain = round_trip(&sample_opinion(), opinion(id(1), &sample_opinion()));
     assert!(!plain.content.contains("accepts"), "{}", plain.content);
 }
+
+/// Only the word itself confirms: an unclear answer is a no.
+#[test]
+fn only_the_word_confirm_is_a_confirmation() {
+    for yes in ["confirm", " Confirm. ", "CONFIRM!", "確認", "確認します。"] {
+        assert!(says_confirm(yes), "{yes:?}");
+    }
+    for no in [
+        "",
+        "ok",
+        "yes",
+        "ok sure, whatever",
+        "confirm later",
+        "don't confirm",
+        "確認しない",
+        "未確認",
+    ] {
+        assert!(!says_confirm(no), "{no:?}");
+    }
+}

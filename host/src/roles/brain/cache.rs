@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use nostr::{Event, EventId, PublicKey, Timestamp};
+use nostr::{Event, EventId, Kind, PublicKey, Timestamp};
 use soul_kinds::{fold_task, tags, Brains, SoulKind, TaskState};
 
 /// Tasks and the events that reference them.
@@ -10,6 +10,10 @@ use soul_kinds::{fold_task, tags, Brains, SoulKind, TaskState};
 pub struct Debates {
     tasks: BTreeMap<EventId, Event>,
     related: HashMap<EventId, Vec<Event>>,
+    /// Kind-1 notes (the brains' about decisions, the owner's replies), by id.
+    notes: HashMap<EventId, Event>,
+    /// The owner's "confirm" replies already answered (confirmation::relay_replies).
+    answered: HashSet<EventId>,
     seen: HashSet<EventId>,
     finished: HashSet<EventId>,
 }
@@ -22,6 +26,8 @@ impl Debates {
         }
         if event.kind == SoulKind::Task.kind() {
             self.tasks.insert(event.id, event);
+        } else if event.kind == Kind::TextNote {
+            self.notes.insert(event.id, event);
         } else if let Some(task) = tags::task_ref(&event) {
             self.related.entry(task).or_default().push(event);
         }
@@ -54,6 +60,26 @@ impl Debates {
     /// The task event.
     pub fn task(&self, id: &EventId) -> Option<&Event> {
         self.tasks.get(id)
+    }
+
+    /// A kind-1 note read or published.
+    pub fn note(&self, id: &EventId) -> Option<&Event> {
+        self.notes.get(id)
+    }
+
+    /// Whether the reply `id` was answered already.
+    pub fn was_answered(&self, id: &EventId) -> bool {
+        self.answered.contains(id)
+    }
+
+    /// Marks the reply `id` answered.
+    pub fn mark_answered(&mut self, id: EventId) {
+        self.answered.insert(id);
+    }
+
+    /// Every note by `author`.
+    pub fn notes_by<'a>(&'a self, author: &'a PublicKey) -> impl Iterator<Item = &'a Event> {
+        self.notes.values().filter(move |e| e.pubkey == *author)
     }
 
     /// Folds task `id`; remembers final tasks so they are not folded again.

@@ -10,9 +10,9 @@
 //! ended rejected, and no earlier confirmation of it exists. Anything else is an ordinary new
 //! task, debated from scratch.
 
-use nostr::{EventId, PublicKey};
-use soul_kinds::content::confirms;
-use soul_kinds::{parse, Brains, Task, TaskState, TaskStatus};
+use nostr::{Event, EventId, PublicKey};
+use soul_kinds::content::{confirming_for, confirms, says_confirm};
+use soul_kinds::{parse, Brains, Relayed, Task, TaskState, TaskStatus};
 use soul_mind::brain::{self as mind, Features, Language, Lexicon};
 
 use super::Debates;
@@ -48,16 +48,69 @@ fn confirmed(
     owner: &PublicKey,
     brains: &Brains,
 ) -> Result<Option<EventId>, &'static str> {
-    let Some(event) = debates.task(&state.task_id) else {
+    let Some(refused) = valid(debates, state.task_id, owner, brains)? else {
+        return Ok(None);
+    };
+    // One refusal, one confirmation: a second (a double click, a resent command, a reply and
+    // the button) would have the same thing done twice.
+    if earliest_confirmation(debates, refused, owner, brains) != Some(state.task_id) {
+        return Err("the task it confirms was confirmed already");
+    }
+    Ok(Some(refused))
+}
+
+/// The first valid confirmation of `refused`, by creation time (then id).
+fn earliest_confirmation(
+    debates: &mut Debates,
+    refused: EventId,
+    owner: &PublicKey,
+    brains: &Brains,
+) -> Option<EventId> {
+    let mut candidates: Vec<(nostr::Timestamp, EventId)> = debates
+        .all_tasks()
+        .into_iter()
+        .filter_map(|id| debates.task(&id).map(|e| (e.created_at, e.id)))
+        .filter(|(_, id)| debates.task(id).and_then(confirms) == Some(refused))
+        .collect();
+    candidates.sort();
+    candidates
+        .into_iter()
+        .find(|(_, id)| valid(debates, *id, owner, brains) == Ok(Some(refused)))
+        .map(|(_, id)| id)
+}
+
+/// Whether task `id` is a confirmation the brains take, leaving aside whether it is the first:
+/// the refused task it names, `Ok(None)` when it names none, `Err` saying why not.
+fn valid(
+    debates: &mut Debates,
+    id: EventId,
+    owner: &PublicKey,
+    brains: &Brains,
+) -> Result<Option<EventId>, &'static str> {
+    let Some(event) = debates.task(&id) else {
         return Ok(None);
     };
     let Some(refused) = confirms(event) else {
         return Ok(None);
     };
-    if event.pubkey != *owner {
-        return Err("only a task the owner signed confirms another");
+    let (created, by_owner) = (event.created_at, event.pubkey == *owner);
+    let content: Task = parse(event).map_err(|_| "the confirmation does not parse")?;
+    if !by_owner {
+        // Gorilla's, for the owner's public "confirm" reply: checked on the relay by everyone,
+        // as no DM could be (a brain key cannot sign the owner's reply).
+        let from_gorilla =
+            event.pubkey == brains.gorilla && event.tags.public_keys().any(|p| p == owner);
+        let source = event.tags.event_ids().next().copied();
+        let reply = source.and_then(|s| debates.note(&s));
+        let answered = reply.is_some_and(|r| {
+            r.pubkey == *owner
+                && says_confirm(&r.content)
+                && reply_target(debates, r, brains) == Some(refused)
+        });
+        if !(from_gorilla && answered) {
+            return Err("only the owner confirms: a task the owner signed, or gorilla's for the owner's own \"confirm\" reply");
+        }
     }
-    let created = event.created_at;
     let earlier = debates
         .task(&refused)
         .ok_or("the task it confirms is not on the relay")?;
@@ -68,28 +121,77 @@ fn confirmed(
         return Err("the task it confirms came later");
     }
     let before: Task = parse(earlier).map_err(|_| "the task it confirms does not parse")?;
-    if !same_words(&before, &state.task) {
+    if !same_words(&before, &content) {
         return Err("it does not say what the task it confirms said");
     }
     let status = debates.fold(&refused, brains).map(|s| s.status);
     if status != Some(TaskStatus::Rejected) {
         return Err("the task it confirms was not refused");
     }
-    // One refusal, one confirmation: a second (a double click, a resent command) would have
-    // the same thing done twice.
-    let this = (created, state.task_id);
-    let earlier_confirmation = debates.all_tasks().into_iter().any(|other| {
-        debates.task(&other).is_some_and(|e| {
-            e.pubkey == *owner
-                && confirms(e) == Some(refused)
-                && (e.created_at, e.id) < this
-                && parse::<Task>(e).is_ok_and(|t| same_words(&t, &before))
-        })
-    });
-    if earlier_confirmation {
-        return Err("the task it confirms was confirmed already");
-    }
     Ok(Some(refused))
+}
+
+/// The task a reply answers: a task it names, or the task a brain's note it names is about.
+fn reply_target(debates: &Debates, reply: &Event, brains: &Brains) -> Option<EventId> {
+    reply.tags.event_ids().find_map(|id| {
+        if debates.task(id).is_some() {
+            return Some(*id);
+        }
+        let note = debates.note(id)?;
+        brains.name_of(&note.pubkey)?;
+        soul_kinds::tags::task_ref(note).filter(|t| debates.task(t).is_some())
+    })
+}
+
+/// Gorilla's part: for each of the owner's "confirm" replies to a refusal that offered it, the
+/// confirmation, published once for the owner (a relayed task tagged `confirms`, its source
+/// the reply). Replies that confirm nothing are logged once.
+pub(super) async fn relay_replies(
+    ctx: &super::step::Ctx<'_>,
+    debates: &mut Debates,
+) -> Result<(), crate::HostError> {
+    let owner = ctx.setup.owner;
+    let brains = &ctx.setup.brains;
+    let replies: Vec<Event> = debates
+        .notes_by(&owner)
+        .filter(|r| says_confirm(&r.content))
+        .filter(|r| !debates.was_answered(&r.id))
+        .cloned()
+        .collect();
+    for reply in replies {
+        debates.mark_answered(reply.id);
+        let Some(refused) = reply_target(debates, &reply, brains) else {
+            tracing::info!(reply = %reply.id, "the owner's \"confirm\" answers no task");
+            continue;
+        };
+        let Some(state) = debates.fold(&refused, brains) else {
+            continue;
+        };
+        if state.status != TaskStatus::Rejected
+            || offer(debates, &state, &owner, &ctx.setup.lexicon).is_none()
+        {
+            tracing::info!(reply = %reply.id, task = %refused, "the owner's \"confirm\" answers no refusal that offered it");
+            continue;
+        }
+        if let Some(done) = earliest_confirmation(debates, refused, &owner, brains) {
+            tracing::info!(reply = %reply.id, task = %refused, confirmation = %done, "already confirmed");
+            continue;
+        }
+        let relayed = Relayed {
+            owner,
+            source: reply.id,
+        };
+        let event = ctx
+            .link
+            .publish(
+                &ctx.me.keys,
+                confirming_for(&state.task, refused, Some(relayed)),
+            )
+            .await?;
+        tracing::info!(task = %refused, confirmation = %event.id, reply = %reply.id, "relayed the owner's confirmation");
+        debates.insert(event);
+    }
+    Ok(())
 }
 
 /// Whether two tasks say the same: title and description.
@@ -134,7 +236,7 @@ pub(super) fn offer(
                 "Its risks outweighed its gains, though no harm we can name is in it.".to_owned()
             };
             format!(
-                "{why} If it is what the owner means, and nobody else is pressing for it, the owner can confirm it: `soul task --confirm {id}` (or the same task tagged [\"confirms\", \"{id}\"])."
+                "{why} If it is what the owner means, and nobody else is pressing for it, the owner can confirm it: reply \u{201c}confirm\u{201d} to gorilla's note of this decision from any client, or `soul task --confirm {id}`."
             )
         }
         Language::Ja => {
@@ -144,7 +246,7 @@ pub(super) fn offer(
                 "利点より危うさが勝りました。ただし名前のある害は見当たりません。".to_owned()
             };
             format!(
-                "{why}本当にオーナーの望むことで、誰かに急かされているのでなければ、`soul task --confirm {id}` で確かめられます（同じ頼みごとに [\"confirms\", \"{id}\"] を付けても同じです）。"
+                "{why}本当にオーナーの望むことで、誰かに急かされているのでなければ、このお知らせ（ゴリラのノート）に「確認」と返信するか、`soul task --confirm {id}` で確かめられます。"
             )
         }
     })

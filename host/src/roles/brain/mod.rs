@@ -128,6 +128,10 @@ struct View {
 impl View {
     /// Files an event; returns the evaluation cycle it touches, if any.
     fn insert(&mut self, event: Event, me: &PublicKey, owner: &PublicKey) -> Option<String> {
+        if event.kind == Kind::TextNote {
+            self.debates.insert(event);
+            return None;
+        }
         let kind = SoulKind::from_kind(event.kind)?;
         match kind {
             SoulKind::Evaluation => self.cycles.insert(event, me),
@@ -173,8 +177,20 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
     let mut notifications = link.client().notifications();
     let mut published = link.published();
     let kinds = followed_kinds();
+    // Notes: the brains' about decisions and the owner's replies to them ("confirm").
+    let authors = [
+        setup.owner,
+        setup.brains.panda,
+        setup.brains.gorilla,
+        setup.brains.triceratops,
+    ];
+    let notes = Filter::new().kind(Kind::TextNote).authors(authors);
+    let followed = |e: &Event| {
+        kinds.contains(&e.kind) || (e.kind == Kind::TextNote && authors.contains(&e.pubkey))
+    };
     link.subscribe(Filter::new().kinds(kinds.clone()).since(live_since()))
         .await?;
+    link.subscribe(notes.clone().since(live_since())).await?;
     // History after subscribing, so nothing falls between the two.
     let mut view = View {
         debates: Debates::default(),
@@ -186,6 +202,9 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
     let mut touched: Vec<String> = Vec::new();
     for event in link.fetch(Filter::new().kinds(kinds.clone())).await? {
         touched.extend(view.insert(event, &my_key, &setup.owner));
+    }
+    for event in link.fetch(notes.clone()).await? {
+        view.insert(event, &my_key, &setup.owner);
     }
     let mut params_of = evaluate::latest_params(&view.params_events, &setup.brains, &setup.owner);
     let mut params = params_of
@@ -225,7 +244,7 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
         );
         tokio::select! {
             n = notifications.recv() => match n {
-                Ok(RelayPoolNotification::Event { event, .. }) if kinds.contains(&event.kind) => {
+                Ok(RelayPoolNotification::Event { event, .. }) if followed(&event) => {
                     touched.extend(view.insert(*event, &my_key, &setup.owner));
                 }
                 Ok(_) => continue,
@@ -234,11 +253,14 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
                     for event in link.fetch(Filter::new().kinds(kinds.clone())).await? {
                         touched.extend(view.insert(event, &my_key, &setup.owner));
                     }
+                    for event in link.fetch(notes.clone()).await? {
+                        view.insert(event, &my_key, &setup.owner);
+                    }
                 }
                 Err(_) => return Ok(()),
             },
             local = published.recv() => match local {
-                Ok(event) if kinds.contains(&event.kind) => {
+                Ok(event) if followed(&event) => {
                     touched.extend(view.insert(event, &my_key, &setup.owner));
                 }
                 Ok(_) => continue,
@@ -266,6 +288,11 @@ pub async fn run(me: Identity, link: Link, setup: BrainSetup) -> Result<(), Host
         for id in view.debates.open_tasks() {
             if let Err(e) = step::advance(&ctx, &mut view.debates, &mut view.restarts, id).await {
                 tracing::warn!(brain = %name, task = %id, "step failed: {e}");
+            }
+        }
+        if name == soul_kinds::BrainName::Gorilla {
+            if let Err(e) = confirm::relay_replies(&ctx, &mut view.debates).await {
+                tracing::warn!(brain = %name, "relaying the owner's confirmation failed: {e}");
             }
         }
         if let Err(e) = restart::answer(&ctx, &mut view.restarts, &mut view.debates).await {
