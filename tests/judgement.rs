@@ -316,7 +316,10 @@ async fn the_owner_confirms_from_any_client_by_replying_confirm() {
             .unwrap()
     };
     let unclear = reply(&owner, &note, "ok sure, whatever");
-    for e in [&thiefs, &made_up, &unclear] {
+    // A "confirm" on the task itself (as one written while it was debated would be) answers
+    // no offer: only a reply to the decision's note, which exists once the refusal does.
+    let on_the_task = reply(&owner, &doubted, "confirm");
+    for e in [&thiefs, &made_up, &unclear, &on_the_task] {
         send(&c, e)
             .await
             .expect("well-formed events pass the relay");
@@ -352,7 +355,8 @@ async fn the_owner_confirms_from_any_client_by_replying_confirm() {
         Outcome::Approved,
         "the owner's word from a phone: {d:?}"
     );
-    // Nothing answered the thief's or the unclear reply (they came first, in the same stream).
+    // Nothing answered the thief's, the unclear or the early reply (they came first, in the
+    // same stream).
     let tasks = c
         .fetch_events(by_gorilla, std::time::Duration::from_secs(5))
         .await

@@ -11,7 +11,7 @@ use nostr::nips::nip19::FromBech32;
 use nostr::{EventId, Filter, Timestamp};
 use nostr_sdk::RelayPoolNotification;
 use soul_kinds::content::{confirming, confirms, task};
-use soul_kinds::{fold_task, Outcome, Priority, SoulKind, Task, TaskStatus};
+use soul_kinds::{fold_task, Priority, SoulKind, Task, TaskStatus};
 
 use super::render;
 use soul_host::roles::brain::debate_kinds;
@@ -30,10 +30,10 @@ pub struct TaskArgs {
     #[arg(long, value_name = "ID")]
     confirm: Option<String>,
     /// More detail.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", conflicts_with = "confirm")]
     description: String,
     /// low, medium or high.
-    #[arg(long, default_value = "medium")]
+    #[arg(long, default_value = "medium", conflicts_with = "confirm")]
     priority: String,
     /// Publish to this relay instead of town.toml's.
     #[arg(long)]
@@ -71,7 +71,7 @@ pub(super) async fn run(dir: &Path, args: TaskArgs) -> anyhow::Result<ExitCode> 
     let link = Link::connect(&url).await?;
     let (content, confirms) = match (&args.confirm, &args.title) {
         (Some(id), _) => {
-            let (refused, content) = refused_task(&link, id, &owner.public_key())
+            let (refused, content) = refused_task(&link, id, &owner.public_key(), &brains)
                 .await
                 .context("--confirm")?;
             (content, Some(refused))
@@ -143,11 +143,14 @@ pub(super) async fn run(dir: &Path, args: TaskArgs) -> anyhow::Result<ExitCode> 
 }
 
 /// The task `id` (hex or note1) names, fetched from the relay, with its content: it must be a
-/// task of `owner`'s own that the brains refused. Errors name the task and what is wrong.
+/// task of `owner`'s own whose counted decision (the fold's, as the brains see it) refused it,
+/// and no confirmation of it (the owner's, or gorilla's for the owner's reply) stands yet. Errors name the task
+/// and what is wrong.
 pub(crate) async fn refused_task(
     link: &Link,
     id: &str,
     owner: &nostr::PublicKey,
+    brains: &soul_kinds::Brains,
 ) -> anyhow::Result<(EventId, Task)> {
     let refused = EventId::from_hex(id)
         .or_else(|_| EventId::from_bech32(id))
@@ -166,22 +169,23 @@ pub(crate) async fn refused_task(
     }
     let content: Task =
         soul_kinds::parse(&event).map_err(|e| anyhow!("task {id}: does not parse: {e}"))?;
-    let decisions = link
-        .fetch(Filter::new().kind(SoulKind::Decision.kind()).event(refused))
-        .await?;
-    let rejected = decisions.iter().any(|d| {
-        soul_kinds::parse::<soul_kinds::Decision>(d).is_ok_and(|d| d.outcome == Outcome::Rejected)
-    });
-    if !rejected {
+    let related: Vec<nostr::Event> = link
+        .fetch(Filter::new().kinds(debate_kinds()).event(refused))
+        .await?
+        .into_iter()
+        .collect();
+    let (state, _) = fold_task(&event, &related, brains)?;
+    if state.status != TaskStatus::Rejected {
         return Err(anyhow!(
-            "task {id}: the brains have not refused it; only a refusal can be confirmed"
+            "task {id}: the brains have not refused it ({}); only a refusal can be confirmed",
+            state.status
         ));
     }
     let later = link
         .fetch(
             Filter::new()
                 .kind(SoulKind::Task.kind())
-                .author(*owner)
+                .authors([*owner, brains.gorilla])
                 .since(event.created_at),
         )
         .await?;
@@ -189,14 +193,24 @@ pub(crate) async fn refused_task(
         soul_kinds::parse::<Task>(e)
             .is_ok_and(|t| t.title == content.title && t.description == content.description)
     };
-    if let Some(done) = later
+    // One the brains refused (a made-up one, say) does not stand in the owner's way.
+    for e in later
         .iter()
-        .find(|e| confirms(e) == Some(refused) && same(e))
+        .filter(|e| confirms(e) == Some(refused) && same(e))
     {
-        return Err(anyhow!(
-            "task {id}: already confirmed as {}; the brains take one confirmation of a refusal",
-            done.id
-        ));
+        let related: Vec<nostr::Event> = link
+            .fetch(Filter::new().kinds(debate_kinds()).event(e.id))
+            .await?
+            .into_iter()
+            .collect();
+        let (state, _) = fold_task(e, &related, brains)?;
+        if state.status != TaskStatus::Rejected {
+            return Err(anyhow!(
+                "task {id}: already confirmed as {} ({}); the brains take one confirmation of a refusal",
+                e.id,
+                state.status
+            ));
+        }
     }
     Ok((refused, content))
 }

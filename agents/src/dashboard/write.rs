@@ -89,7 +89,10 @@ pub(super) async fn confirm(
         Err(r) => return r.into_response(),
     };
     let id = form.task.trim();
-    match crate::cli::task::refused_task(&d.link, id, &keys.public_key()).await {
+    let Some(brains) = d.roster.brains() else {
+        return refuse(StatusCode::CONFLICT, "the town's roster has no brains");
+    };
+    match crate::cli::task::refused_task(&d.link, id, &keys.public_key(), &brains).await {
         Ok((refused, content)) => {
             tracing::info!(task = %refused, "the owner confirms a refused task from the dashboard");
             publish(&d, &keys, confirming(&content, refused)).await

@@ -99,7 +99,8 @@ pub fn says_confirm(text: &str) -> bool {
         .trim_end_matches(['.', '!', '。', '！'])
         .trim()
         .to_lowercase();
-    matches!(word.as_str(), "confirm" | "確認" | "確認します")
+    // Not 「確認します」: it mostly means "I'll check it".
+    matches!(word.as_str(), "confirm" | "確認")
 }
 
 /// The tag naming the refused task a task confirms.
@@ -178,7 +179,9 @@ impl TaskOrigin {
         match self {
             TaskOrigin::Owner => "signed by the owner".into(),
             TaskOrigin::RelayedDm { by, dm } => {
-                format!("relayed by gorilla ({by}) from a DM or reply it says the owner sent ({dm})")
+                format!(
+                    "relayed by gorilla ({by}) from a DM or reply it says the owner sent ({dm})"
+                )
             }
             TaskOrigin::Suggestion { by, suggestion } => {
                 format!("relayed by triceratops ({by}) from a worker's suggestion ({suggestion})")

@@ -95,6 +95,9 @@ pub struct Features {
     /// Whether the owner confirmed the task after the brains refused it on a doubt
     /// ([`Features::confirmed_by_owner`]).
     pub owner_confirmed: bool,
+    /// Whether the learned reading took a harm the lexicon names as a mention: the harm is
+    /// named all the same, so no confirmation answers it.
+    pub cleared_harm: bool,
     /// How much could be gained.
     pub opportunity: f64,
     /// How much the task already protects itself.
@@ -125,8 +128,35 @@ impl Features {
     /// reading's resemblance. A refusal of such a task rests on doubt or caution, which the
     /// owner may answer by confirming the task (ARCHITECTURE.md, "the owner's word on a doubt").
     pub fn no_named_harm(&self) -> bool {
-        self.hits_of(Category::Harm)
-            .all(|h| h.id == RESEMBLES_REFUSED)
+        !self.cleared_harm
+            && self
+                .hits_of(Category::Harm)
+                .all(|h| h.id == RESEMBLES_REFUSED)
+    }
+
+    /// The task claims to confirm a refusal but is no confirmation the brains can take (`why`):
+    /// a second one, another text, not the owner's. Debated as new, its noise could turn a
+    /// refusal into a yes and the thing would be done twice; every brain refuses it instead,
+    /// naming why.
+    pub fn with_confirmation_refused(mut self, why: &str) -> Features {
+        self.hits.push(Hit {
+            category: Category::Harm,
+            id: "confirmation_refused".into(),
+            words: vec![],
+            weight: 1.0,
+            note: Text {
+                en: format!("it claims to confirm a refused task, but {why}"),
+                ja: format!("却下された頼みごとの確認を名乗っていますが、認められません（{why}）"),
+            },
+            step: Text {
+                en: "confirm the refused task once, from the owner's own key, with its own words"
+                    .into(),
+                ja: "却下された頼みごとを、オーナー自身の鍵で、同じ言葉のまま一度だけ確かめる"
+                    .into(),
+            },
+        });
+        self.harm = 1.0;
+        self
     }
 
     /// The task as the owner confirmed it after a refusal: the learned reading's doubt is
@@ -281,6 +311,7 @@ pub fn features_scored(
         surely_ordinary,
         protective,
         owner_confirmed: false,
+        cleared_harm: clear,
         opportunity: score(Category::Opportunity),
         safety: score(Category::Safety),
         urgency: combine([from_priority, score(Category::Urgency)]),

@@ -38,12 +38,16 @@ pub fn mediate(
         })
         .sum();
     // After three split rounds the mediator weighs every risk word at full weight, not as a
-    // mention: a deadlock is where the concerns raised deserve the most attention.
+    // mention: a deadlock is where the concerns raised deserve the most attention. In a task
+    // the owner confirmed, the risks are the owner's informed choice and stay conditions.
     let reading = Features {
-        harm: features.harm.max(features.risk),
+        harm: if features.owner_confirmed {
+            features.harm
+        } else {
+            features.harm.max(features.risk)
+        },
         protective: false,
         surely_ordinary: false,
-        owner_confirmed: false,
         ..features.clone()
     };
     let own = lean(BrainName::Triceratops, params, task_id, &reading).score * OWN_WEIGHT;

@@ -136,7 +136,9 @@ async function confirmTask(ev) {
 }
 
 function confirmationOf(id) {
-  return ownerTasks().find((x) => x.pubkey === state.town.owner && x.tags.some((g) => g[0] === "confirms" && g[1] === id));
+  // The owner's own, or gorilla's for the owner's "confirm" reply.
+  const by = (k) => k === state.town.owner || state.names[k] === "gorilla";
+  return ownerTasks().find((x) => by(x.pubkey) && x.tags.some((g) => g[0] === "confirms" && g[1] === id));
 }
 
 // Params: the latest of the brain's own 34360 and the owner's 34360 for it (d and p = the brain).

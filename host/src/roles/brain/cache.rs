@@ -77,6 +77,11 @@ impl Debates {
         self.answered.insert(id);
     }
 
+    /// Takes back [`Debates::mark_answered`] (the answer could not be published).
+    pub fn unmark_answered(&mut self, id: &EventId) {
+        self.answered.remove(id);
+    }
+
     /// Every note by `author`.
     pub fn notes_by<'a>(&'a self, author: &'a PublicKey) -> impl Iterator<Item = &'a Event> {
         self.notes.values().filter(move |e| e.pubkey == *author)

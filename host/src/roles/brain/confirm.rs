@@ -34,8 +34,8 @@ pub(super) fn features_of(
         }
         Ok(None) => features,
         Err(why) => {
-            tracing::warn!(task = %state.task_id, "a `confirms` tag is not taken: {why}; the task is debated as new");
-            features
+            tracing::warn!(task = %state.task_id, "a `confirms` tag is not taken: {why}; every brain refuses the task");
+            features.with_confirmation_refused(why)
         }
     }
 }
@@ -53,30 +53,40 @@ fn confirmed(
     };
     // One refusal, one confirmation: a second (a double click, a resent command, a reply and
     // the button) would have the same thing done twice.
-    if earliest_confirmation(debates, refused, owner, brains) != Some(state.task_id) {
+    if first_confirmation(debates, refused, owner, brains) != Some(state.task_id) {
         return Err("the task it confirms was confirmed already");
     }
     Ok(Some(refused))
 }
 
-/// The first valid confirmation of `refused`, by creation time (then id).
-fn earliest_confirmation(
+/// The confirmation of `refused` that counts: one the brains have begun to debate, if any (a
+/// later one may not claim to come first by its timestamp, which its signer sets); else the
+/// earliest valid one by creation time, then id, which every brain orders alike.
+fn first_confirmation(
     debates: &mut Debates,
     refused: EventId,
     owner: &PublicKey,
     brains: &Brains,
 ) -> Option<EventId> {
-    let mut candidates: Vec<(nostr::Timestamp, EventId)> = debates
-        .all_tasks()
-        .into_iter()
-        .filter_map(|id| debates.task(&id).map(|e| (e.created_at, e.id)))
-        .filter(|(_, id)| debates.task(id).and_then(confirms) == Some(refused))
-        .collect();
-    candidates.sort();
-    candidates
-        .into_iter()
-        .find(|(_, id)| valid(debates, *id, owner, brains) == Ok(Some(refused)))
-        .map(|(_, id)| id)
+    let mut candidates: Vec<(bool, nostr::Timestamp, EventId)> = Vec::new();
+    // Ordered: one the brains have begun to debate first, then by time and id.
+    for id in debates.all_tasks() {
+        let Some(event) = debates.task(&id) else {
+            continue;
+        };
+        if confirms(event) != Some(refused) {
+            continue;
+        }
+        let created = event.created_at;
+        if valid(debates, id, owner, brains) != Ok(Some(refused)) {
+            continue;
+        }
+        let not_begun = debates
+            .fold(&id, brains)
+            .is_none_or(|s| s.rounds.is_empty() && s.decision.is_none());
+        candidates.push((not_begun, created, id));
+    }
+    candidates.into_iter().min().map(|(_, _, id)| id)
 }
 
 /// Whether task `id` is a confirmation the brains take, leaving aside whether it is the first:
@@ -131,17 +141,33 @@ fn valid(
     Ok(Some(refused))
 }
 
-/// The task a reply answers: a task it names, or the task a brain's note it names is about.
+/// The task a reply answers: the task of the brain's note it replies to, when that note is
+/// the decision's offer to confirm. Only such a note: it exists only once the refusal does, so
+/// a "confirm" written earlier (on the task, while it was debated) answers nothing. NIP-10: the
+/// `reply` marker first, then `root`, then unmarked tags.
 fn reply_target(debates: &Debates, reply: &Event, brains: &Brains) -> Option<EventId> {
-    reply.tags.event_ids().find_map(|id| {
-        if debates.task(id).is_some() {
-            return Some(*id);
-        }
-        let note = debates.note(id)?;
+    let rank = |m: Option<&str>| match m {
+        Some("reply") => 0,
+        Some("root") => 1,
+        None => 2,
+        Some(_) => 3,
+    };
+    let mut refs: Vec<soul_kinds::tags::ERef<'_>> = soul_kinds::tags::e_refs(reply)
+        .filter(|r| rank(r.marker) < 3)
+        .collect();
+    refs.sort_by_key(|r| rank(r.marker));
+    refs.into_iter().find_map(|r| {
+        let note = debates.note(&r.id)?;
         brains.name_of(&note.pubkey)?;
+        if !note.content.contains(OFFER_MARK) {
+            return None;
+        }
         soul_kinds::tags::task_ref(note).filter(|t| debates.task(t).is_some())
     })
 }
+
+/// What every offer to confirm says, and what marks a note as one.
+const OFFER_MARK: &str = "soul task --confirm ";
 
 /// Gorilla's part: for each of the owner's "confirm" replies to a refusal that offered it, the
 /// confirmation, published once for the owner (a relayed task tagged `confirms`, its source
@@ -159,11 +185,12 @@ pub(super) async fn relay_replies(
         .cloned()
         .collect();
     for reply in replies {
-        debates.mark_answered(reply.id);
         let Some(refused) = reply_target(debates, &reply, brains) else {
+            debates.mark_answered(reply.id);
             tracing::info!(reply = %reply.id, "the owner's \"confirm\" answers no task");
             continue;
         };
+        debates.mark_answered(reply.id);
         let Some(state) = debates.fold(&refused, brains) else {
             continue;
         };
@@ -173,7 +200,7 @@ pub(super) async fn relay_replies(
             tracing::info!(reply = %reply.id, task = %refused, "the owner's \"confirm\" answers no refusal that offered it");
             continue;
         }
-        if let Some(done) = earliest_confirmation(debates, refused, &owner, brains) {
+        if let Some(done) = first_confirmation(debates, refused, &owner, brains) {
             tracing::info!(reply = %reply.id, task = %refused, confirmation = %done, "already confirmed");
             continue;
         }
@@ -181,13 +208,21 @@ pub(super) async fn relay_replies(
             owner,
             source: reply.id,
         };
-        let event = ctx
+        // Not answered until published: a refused publish is tried again on the next turn.
+        let published = ctx
             .link
             .publish(
                 &ctx.me.keys,
                 confirming_for(&state.task, refused, Some(relayed)),
             )
-            .await?;
+            .await;
+        let event = match published {
+            Ok(event) => event,
+            Err(e) => {
+                debates.unmark_answered(&reply.id);
+                return Err(e.into());
+            }
+        };
         tracing::info!(task = %refused, confirmation = %event.id, reply = %reply.id, "relayed the owner's confirmation");
         debates.insert(event);
     }
@@ -236,7 +271,7 @@ pub(super) fn offer(
                 "Its risks outweighed its gains, though no harm we can name is in it.".to_owned()
             };
             format!(
-                "{why} If it is what the owner means, and nobody else is pressing for it, the owner can confirm it: reply \u{201c}confirm\u{201d} to gorilla's note of this decision from any client, or `soul task --confirm {id}`."
+                "{why} If it is what the owner means, and nobody else is pressing for it, the owner can confirm it: reply \u{201c}confirm\u{201d} to the brains' note of this decision from any client, or `soul task --confirm {id}`."
             )
         }
         Language::Ja => {
@@ -246,7 +281,7 @@ pub(super) fn offer(
                 "利点より危うさが勝りました。ただし名前のある害は見当たりません。".to_owned()
             };
             format!(
-                "{why}本当にオーナーの望むことで、誰かに急かされているのでなければ、このお知らせ（ゴリラのノート）に「確認」と返信するか、`soul task --confirm {id}` で確かめられます。"
+                "{why}本当にオーナーの望むことで、誰かに急かされているのでなければ、この決定のノートに「確認」と返信するか、`soul task --confirm {id}` で確かめられます。"
             )
         }
     })

@@ -436,3 +436,20 @@ fn the_owners_confirmation_answers_a_doubt_never_a_named_harm() {
         assert!(noes >= 2, "{text}: {votes:?}");
     }
 }
+
+/// A task that claims to confirm a refusal but is no confirmation the brains can take is
+/// refused by every brain, each naming why, whatever the task says.
+#[test]
+fn a_confirmation_the_brains_cannot_take_is_refused_by_all_naming_why() {
+    let t = task("Write a thank-you note to grandma");
+    let f = feats(&t).with_confirmation_refused("the task it confirms was confirmed already");
+    assert!(!f.no_named_harm());
+    for (brain, o) in round1_on(&t, id(5), &f) {
+        assert_eq!(o.vote, Vote::Reject, "{brain}");
+        assert!(
+            o.concerns.iter().any(|c| c.contains("confirmed already")),
+            "{brain}: {:?}",
+            o.concerns
+        );
+    }
+}
