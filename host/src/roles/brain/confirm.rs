@@ -1,14 +1,15 @@
-//! The owner's word on a doubt (ARCHITECTURE.md, beyond DESIGN.md): a refusal that rests on the learned reading's
-//! doubt alone ends with a decision saying how the owner may confirm the task; a task the owner
-//! publishes again with `["confirms", <refused id>]` is read as confirmed, and the brains weigh
-//! the owner's word against their doubt and caution, never against a harm the lexicon names
+//! The owner's word on a doubt (ARCHITECTURE.md, "Beyond DESIGN.md"): a refusal where no harm
+//! the lexicon names stands ends with a decision saying how the owner may confirm the task; a
+//! confirmation is the same task again tagged `["confirms", <refused id>]`, and the brains weigh
+//! the owner's word against their doubt and caution, never against a named harm
 //! (`soul_mind::brain::Features::confirmed_by_owner`).
 //!
-//! A confirmation counts only when all of this holds, from the brain's own view of the relay:
-//! both tasks are signed by the owner (a relayed task confirms nothing: a brain key could make
-//! one up), the refused task came first, says the same (title and description), its debate
-//! ended rejected, and no earlier confirmation of it exists. Anything else is an ordinary new
-//! task, debated from scratch.
+//! A confirmation is taken only when all of this holds, from the brain's own view of the relay:
+//! it is signed by the owner, or published by gorilla citing the owner's own "confirm" reply to
+//! the decision's offer note (public and signed, so every brain checks it; a brain key alone
+//! cannot make one up); the refused task is the owner's, came first, says the same (title and
+//! description) and was refused; and no other confirmation of it was taken. A task whose
+//! `confirms` tag fails this is refused by every brain, naming why.
 
 use nostr::{Event, EventId, PublicKey};
 use soul_kinds::content::{confirming_for, confirms, says_confirm};
