@@ -27,8 +27,11 @@ pub fn line(event: &Event, roster: &Roster) -> Option<String> {
     Some(match kind {
         Some(SoulKind::Task) => {
             let t: Task = parse(event).ok()?;
+            let confirming = soul_kinds::content::confirms(event)
+                .map(|r| format!(" — confirming refused task {}", short(&r)))
+                .unwrap_or_default();
             format!(
-                "[task {}] {by} asks ({} priority): {}",
+                "[task {}] {by} asks ({} priority): {}{confirming}",
                 short(&event.id),
                 priority(t.priority),
                 t.title
@@ -138,4 +141,36 @@ fn town_line(event: &Event, by: &str, roster: &Roster) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nostr::Keys;
+    use soul_kinds::content::{confirming, task};
+
+    /// A confirmation says which refusal it confirms, so `soul watch` shows the owner's word.
+    #[test]
+    fn a_confirmation_names_the_refusal_it_confirms() {
+        let owner = Keys::generate();
+        let roster = Roster::new("t", owner.public_key(), vec![]);
+        let t = Task {
+            title: "Count the lines of workspace/notes.txt".into(),
+            description: String::new(),
+            priority: soul_kinds::Priority::Medium,
+            task_type: "task".into(),
+        };
+        let refused = task(&t, None).sign_with_keys(&owner).unwrap();
+        let again = confirming(&t, refused.id).sign_with_keys(&owner).unwrap();
+        let plain = line(&refused, &roster).unwrap();
+        assert!(
+            plain.starts_with("[task ") && !plain.contains("confirming"),
+            "{plain}"
+        );
+        let said = line(&again, &roster).unwrap();
+        assert!(
+            said.contains(&format!("confirming refused task {}", short(&refused.id))),
+            "{said}"
+        );
+    }
 }
