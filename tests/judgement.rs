@@ -169,26 +169,7 @@ async fn a_refusal_on_a_doubt_is_the_owners_to_confirm_and_nothing_else_is() {
     }
 
     // The owner's own confirmation, from the command line.
-    let out = tokio::task::spawn_blocking({
-        let (dir, url, id) = (town.dir.clone(), relay.url.clone(), doubted.id.to_hex());
-        move || {
-            soul()
-                .args([
-                    "task",
-                    "--confirm",
-                    &id,
-                    "--no-follow",
-                    "--relay",
-                    &url,
-                    "--town",
-                ])
-                .arg(&dir)
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
+    let out = confirm_command(&town, &relay.url, doubted.id).await;
     assert!(
         out.status.success(),
         "soul task --confirm: {}",
@@ -214,20 +195,8 @@ async fn a_refusal_on_a_doubt_is_the_owners_to_confirm_and_nothing_else_is() {
     }
 
     // One refusal, one confirmation: a second would have the thing done twice. The command
-    // says so, and a second one sent anyway is debated as new and refused.
-    let out = soul()
-        .args([
-            "task",
-            "--confirm",
-            &doubted.id.to_hex(),
-            "--no-follow",
-            "--relay",
-            &relay.url,
-            "--town",
-        ])
-        .arg(&town.dir)
-        .output()
-        .unwrap();
+    // says so, and a second one sent anyway is refused by every brain.
+    let out = confirm_command(&town, &relay.url, doubted.id).await;
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("already confirmed"), "{err}");
@@ -239,22 +208,32 @@ async fn a_refusal_on_a_doubt_is_the_owners_to_confirm_and_nothing_else_is() {
     assert_eq!(d.outcome, Outcome::Rejected, "a second confirmation: {d:?}");
 
     // Confirming what was never refused is an error that names the task.
-    let out = soul()
-        .args([
-            "task",
-            "--confirm",
-            &confirmed.to_hex(),
-            "--no-follow",
-            "--relay",
-            &relay.url,
-            "--town",
-        ])
-        .arg(&town.dir)
-        .output()
-        .unwrap();
+    let out = confirm_command(&town, &relay.url, confirmed).await;
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("have not refused"), "{err}");
+}
+
+/// `soul task --confirm ID --no-follow` against the relay at `url`.
+async fn confirm_command(town: &TestTown, url: &str, id: EventId) -> std::process::Output {
+    let (dir, url, id) = (town.dir.clone(), url.to_owned(), id.to_hex());
+    tokio::task::spawn_blocking(move || {
+        soul()
+            .args([
+                "task",
+                "--confirm",
+                &id,
+                "--no-follow",
+                "--relay",
+                &url,
+                "--town",
+            ])
+            .arg(&dir)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
 }
 
 /// A kind-1 reply by `keys` to `note` saying `text`, as a stock client writes one (NIP-10).

@@ -31,6 +31,17 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// What the brains read in `state`'s task, a valid confirmation of the owner's included.
+    fn features(&self, debates: &mut Debates, state: &TaskState) -> mind::Features {
+        confirm::features_of(
+            debates,
+            state,
+            &self.setup.owner,
+            &self.setup.brains,
+            &self.setup.lexicon,
+        )
+    }
+
     async fn publish(
         &self,
         debates: &mut Debates,
@@ -110,13 +121,7 @@ async fn discuss(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Res
     if state.has_voted(ctx.name, round) {
         return Ok(());
     }
-    let features = confirm::features_of(
-        debates,
-        state,
-        &ctx.setup.owner,
-        &ctx.setup.brains,
-        &ctx.setup.lexicon,
-    );
+    let features = ctx.features(debates, state);
     let previous: Vec<(BrainName, Opinion)> = state
         .rounds
         .range(..round)
@@ -209,13 +214,7 @@ async fn publish_decision(
 }
 
 async fn mediate(ctx: &Ctx<'_>, debates: &mut Debates, state: &TaskState) -> Result<(), HostError> {
-    let features = confirm::features_of(
-        debates,
-        state,
-        &ctx.setup.owner,
-        &ctx.setup.brains,
-        &ctx.setup.lexicon,
-    );
+    let features = ctx.features(debates, state);
     let last: Vec<(BrainName, Opinion)> = opinions_of(state, LAST_ROUND);
     let (outcome, reason) = mind::mediate(state.task_id, &state.task, &features, ctx.params, &last);
     publish_decision(ctx, debates, state, LAST_ROUND, outcome, Some(reason)).await
