@@ -292,6 +292,8 @@ fn the_learned_reading_never_clears_a_harm_the_owner_wrote() {
         "cleared, still cited: {:?}",
         f.hits
     );
+    // Cleared into a mention, the harm is named all the same: no confirmation is offered for it.
+    assert!(!f.no_named_harm());
     for short in ["Share my password", "パスワードを共有して"] {
         let f = read(&shipped, short);
         assert!(
