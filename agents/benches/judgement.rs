@@ -223,7 +223,7 @@ fn debated(
     // A refusal on a doubt alone is offered to the owner to confirm; would the confirmation,
     // debated again (as a town does: a new task, the same text), be approved?
     let confirmable = debate.outcome == Outcome::Rejected
-        && f.no_named_harm()
+        && f.confirmable()
         && rehearse(&task, task_id, &f.clone().confirmed_by_owner(), think).outcome
             == Outcome::Approved;
     (debate, said, confirmable)

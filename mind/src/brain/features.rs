@@ -134,6 +134,13 @@ impl Features {
                 .all(|h| h.id == RESEMBLES_REFUSED)
     }
 
+    /// Whether a refusal of this task is the owner's to answer by confirming it: no harm the
+    /// lexicon names stands, and the learned reading doubts rather than knows
+    /// (below [`SURE_REFUSED`]).
+    pub fn confirmable(&self) -> bool {
+        self.no_named_harm() && self.learned < SURE_REFUSED
+    }
+
     /// The task claims to confirm a refusal but is no confirmation the brains can take (`why`):
     /// a second one, another text, not the owner's. Debated as new, its noise could turn a
     /// refusal into a yes and the thing would be done twice; every brain refuses it instead,
@@ -172,6 +179,12 @@ impl Features {
         self
     }
 }
+
+/// Above this probability that the family would refuse a task, the learned reading does not
+/// doubt, it knows: no confirmation is offered or taken. Out of fold (19,156 tasks, the shipped
+/// lines, the regimes dump of `train_judge`), 73 % of the harmful tasks the reading refuses are
+/// at or above it, and 6 % of the ordinary ones (0.9: 82 % and 11 %; 0.99: 53 % and 2 %).
+pub const SURE_REFUSED: f64 = 0.95;
 
 /// The id of the learned reading's harm: the task resembles tasks a family refuses.
 pub const RESEMBLES_REFUSED: &str = "resembles_refused";

@@ -18,6 +18,13 @@ use soul_mind::brain::{self as mind, Features, Language, Lexicon};
 
 use super::Debates;
 
+/// What a confirmation is checked against: whose town, its brains, its lexicon.
+struct Town<'a> {
+    owner: &'a PublicKey,
+    brains: &'a Brains,
+    lexicon: &'a Lexicon,
+}
+
 /// What the brains read in `state`'s task: its features, confirmed by the owner when the task
 /// is a valid confirmation of an earlier refusal.
 pub(super) fn features_of(
@@ -28,7 +35,12 @@ pub(super) fn features_of(
     lexicon: &Lexicon,
 ) -> Features {
     let features = mind::features(&state.task, lexicon);
-    match confirmed(debates, state, owner, brains) {
+    let town = Town {
+        owner,
+        brains,
+        lexicon,
+    };
+    match confirmed(debates, state, &town) {
         Ok(Some(refused)) => {
             tracing::info!(task = %state.task_id, %refused, "the owner confirmed a refused task");
             features.confirmed_by_owner()
@@ -46,15 +58,14 @@ pub(super) fn features_of(
 fn confirmed(
     debates: &mut Debates,
     state: &TaskState,
-    owner: &PublicKey,
-    brains: &Brains,
+    town: &Town<'_>,
 ) -> Result<Option<EventId>, &'static str> {
-    let Some(refused) = valid(debates, state.task_id, owner, brains)? else {
+    let Some(refused) = valid(debates, state.task_id, town)? else {
         return Ok(None);
     };
     // One refusal, one confirmation: a second (a double click, a resent command, a reply and
     // the button) would have the same thing done twice.
-    if first_confirmation(debates, refused, owner, brains) != Some(state.task_id) {
+    if first_confirmation(debates, refused, town) != Some(state.task_id) {
         return Err("the task it confirms was confirmed already");
     }
     Ok(Some(refused))
@@ -63,12 +74,7 @@ fn confirmed(
 /// The confirmation of `refused` that counts: one the brains have begun to debate, if any (a
 /// later one may not claim to come first by its timestamp, which its signer sets); else the
 /// earliest valid one by creation time, then id, which every brain orders alike.
-fn first_confirmation(
-    debates: &mut Debates,
-    refused: EventId,
-    owner: &PublicKey,
-    brains: &Brains,
-) -> Option<EventId> {
+fn first_confirmation(debates: &mut Debates, refused: EventId, town: &Town<'_>) -> Option<EventId> {
     let mut candidates: Vec<(bool, nostr::Timestamp, EventId)> = Vec::new();
     // Ordered: one the brains have begun to debate first, then by time and id.
     for id in debates.all_tasks() {
@@ -79,11 +85,11 @@ fn first_confirmation(
             continue;
         }
         let created = event.created_at;
-        if valid(debates, id, owner, brains) != Ok(Some(refused)) {
+        if valid(debates, id, town) != Ok(Some(refused)) {
             continue;
         }
         let not_begun = debates
-            .fold(&id, brains)
+            .fold(&id, town.brains)
             .is_none_or(|s| s.rounds.is_empty() && s.decision.is_none());
         candidates.push((not_begun, created, id));
     }
@@ -95,9 +101,9 @@ fn first_confirmation(
 fn valid(
     debates: &mut Debates,
     id: EventId,
-    owner: &PublicKey,
-    brains: &Brains,
+    town: &Town<'_>,
 ) -> Result<Option<EventId>, &'static str> {
+    let (owner, brains) = (town.owner, town.brains);
     let Some(event) = debates.task(&id) else {
         return Ok(None);
     };
@@ -138,6 +144,9 @@ fn valid(
     let status = debates.fold(&refused, brains).map(|s| s.status);
     if status != Some(TaskStatus::Rejected) {
         return Err("the task it confirms was not refused");
+    }
+    if !mind::features(&before, town.lexicon).confirmable() {
+        return Err("its refusal was no doubt: a named harm, or a reading sure of one");
     }
     Ok(Some(refused))
 }
@@ -201,7 +210,12 @@ pub(super) async fn relay_replies(
             tracing::info!(reply = %reply.id, task = %refused, "the owner's \"confirm\" answers no refusal that offered it");
             continue;
         }
-        if let Some(done) = first_confirmation(debates, refused, &owner, brains) {
+        let town = Town {
+            owner: &owner,
+            brains,
+            lexicon: &ctx.setup.lexicon,
+        };
+        if let Some(done) = first_confirmation(debates, refused, &town) {
             tracing::info!(reply = %reply.id, task = %refused, confirmation = %done, "already confirmed");
             continue;
         }
@@ -250,7 +264,7 @@ pub(super) fn offer(
         return None;
     }
     let features = mind::features(&state.task, lexicon);
-    if !features.no_named_harm() {
+    if !features.confirmable() {
         return None;
     }
     let id = state.task_id.to_hex();
