@@ -51,7 +51,8 @@ impl Drop for Brain {
     }
 }
 
-fn brains(town: &TestTown, url: &str, names: &[&str]) -> Vec<Brain> {
+/// The brains `names`, each its own `soul-agent` process against the relay at `url`.
+pub(crate) fn brains(town: &TestTown, url: &str, names: &[&str]) -> Vec<Brain> {
     names.iter().map(|n| Brain::start(town, url, n)).collect()
 }
 

@@ -346,15 +346,19 @@ pub fn status_json(town: &TestTown, url: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("soul status --json prints JSON")
 }
 
-/// A medium-priority task titled `title`, signed by `owner` (not yet sent).
-pub fn owner_task(owner: &Keys, title: &str) -> Event {
-    let t = soul_kinds::Task {
+/// A medium-priority task titled `title`, with no description.
+pub fn task_content(title: &str) -> soul_kinds::Task {
+    soul_kinds::Task {
         title: title.into(),
         description: String::new(),
         priority: soul_kinds::Priority::Medium,
         task_type: "task".into(),
-    };
-    soul_kinds::content::task(&t, None)
+    }
+}
+
+/// A medium-priority task titled `title`, signed by `owner` (not yet sent).
+pub fn owner_task(owner: &Keys, title: &str) -> Event {
+    soul_kinds::content::task(&task_content(title), None)
         .sign_with_keys(owner)
         .unwrap()
 }

@@ -169,12 +169,7 @@ pub(crate) async fn refused_task(
     }
     let content: Task =
         soul_kinds::parse(&event).map_err(|e| anyhow!("task {id}: does not parse: {e}"))?;
-    let related: Vec<nostr::Event> = link
-        .fetch(Filter::new().kinds(debate_kinds()).event(refused))
-        .await?
-        .into_iter()
-        .collect();
-    let (state, _) = fold_task(&event, &related, brains)?;
+    let state = folded(link, &event, brains).await?;
     if state.status != TaskStatus::Rejected {
         return Err(anyhow!(
             "task {id}: the brains have not refused it ({}); only a refusal can be confirmed",
@@ -189,21 +184,14 @@ pub(crate) async fn refused_task(
                 .since(event.created_at),
         )
         .await?;
-    let same = |e: &nostr::Event| {
-        soul_kinds::parse::<Task>(e)
-            .is_ok_and(|t| t.title == content.title && t.description == content.description)
-    };
+    let same =
+        |e: &nostr::Event| soul_kinds::parse::<Task>(e).is_ok_and(|t| t.says_the_same(&content));
     // One the brains refused (a made-up one, say) does not stand in the owner's way.
     for e in later
         .iter()
         .filter(|e| confirms(e) == Some(refused) && same(e))
     {
-        let related: Vec<nostr::Event> = link
-            .fetch(Filter::new().kinds(debate_kinds()).event(e.id))
-            .await?
-            .into_iter()
-            .collect();
-        let (state, _) = fold_task(e, &related, brains)?;
+        let state = folded(link, e, brains).await?;
         if state.status != TaskStatus::Rejected {
             return Err(anyhow!(
                 "task {id}: already confirmed as {} ({}); the brains take one confirmation of a refusal",
@@ -213,4 +201,18 @@ pub(crate) async fn refused_task(
         }
     }
     Ok((refused, content))
+}
+
+/// Task `event` folded with its debate events on the relay: where it stands as the brains see it.
+async fn folded(
+    link: &Link,
+    event: &nostr::Event,
+    brains: &soul_kinds::Brains,
+) -> anyhow::Result<soul_kinds::TaskState> {
+    let related: Vec<nostr::Event> = link
+        .fetch(Filter::new().kinds(debate_kinds()).event(event.id))
+        .await?
+        .into_iter()
+        .collect();
+    Ok(fold_task(event, &related, brains)?.0)
 }

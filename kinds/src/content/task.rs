@@ -48,6 +48,13 @@ pub struct Relayed {
     pub source: EventId,
 }
 
+impl Task {
+    /// Whether `other` asks the same: title and description (a confirmation must).
+    pub fn says_the_same(&self, other: &Task) -> bool {
+        self.title == other.title && self.description == other.description
+    }
+}
+
 impl SoulContent for Task {
     const KIND: SoulKind = SoulKind::Task;
 

@@ -138,7 +138,7 @@ fn valid(
         return Err("the task it confirms came later");
     }
     let before: Task = parse(earlier).map_err(|_| "the task it confirms does not parse")?;
-    if !same_words(&before, &content) {
+    if !before.says_the_same(&content) {
         return Err("it does not say what the task it confirms said");
     }
     let status = debates.fold(&refused, brains).map(|s| s.status);
@@ -242,11 +242,6 @@ pub(super) async fn relay_replies(
         debates.insert(event);
     }
     Ok(())
-}
-
-/// Whether two tasks say the same: title and description.
-fn same_words(a: &Task, b: &Task) -> bool {
-    a.title == b.title && a.description == b.description
 }
 
 /// For a refusal of `state`'s task where no harm the lexicon names stands (the learned
