@@ -274,7 +274,7 @@ async fn a_refusal_on_a_doubt_is_confirmed_from_the_dashboard() {
 
     let (status, body) = post(
         "/api/task",
-        task_body("Count the lines of workspace/notes.txt"),
+        task_body("Buy the concert tickets before they sell out"),
     );
     assert_eq!(status, 200, "{body}");
     let doubted = id_of(&body);
@@ -325,8 +325,13 @@ async fn the_owners_params_from_the_dashboard_change_how_a_brain_votes() {
     let up = town.up(&[]);
     let d = Dash::of(&up);
     let c = client(&up.url, None).await;
-    // A speculative task with some upside: cautious panda (seed params) rejects it.
-    let before = pandas_vote(&c, &town, "Invest in crypto to grow our income").await;
+    // A venture with some upside and no harm: cautious panda (seed params) rejects it.
+    let before = pandas_vote(
+        &c,
+        &town,
+        "Try the new experimental database in production this week",
+    )
+    .await;
     assert_eq!(before, Vote::Reject, "the premise: seed panda rejects");
 
     // The owner makes panda bold from the dashboard.
@@ -366,7 +371,12 @@ async fn the_owners_params_from_the_dashboard_change_how_a_brain_votes() {
     assert!(e.tags.public_keys().any(|p| *p == panda), "p = panda");
 
     // The same kind of task again: panda now thinks with the owner's params.
-    let after = pandas_vote(&c, &town, "Invest in crypto to grow our income, second try").await;
+    let after = pandas_vote(
+        &c,
+        &town,
+        "Try the new experimental database in production this week, second try",
+    )
+    .await;
     assert!(
         after.is_yes(),
         "panda votes with the owner's params: {after:?}"

@@ -44,8 +44,7 @@ async fn a_plain_task_runs_a_skill_and_one_no_tool_can_do_asks_the_owner() {
     let owner = town.keys("owner");
 
     // No skill named, no executor named: the built-in mind maps it onto count_lines.
-    // A chore with its reason: the bare command ("Count the lines of workspace/notes.txt") is
-    // one the learned reading doubts (BENCHMARKS.md, fifth round); this test is about the deed.
+    // A chore with its reason, as a family writes it; this test is about the deed.
     let counted = outcome(
         &c,
         &owner,

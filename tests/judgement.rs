@@ -87,14 +87,14 @@ fn confirming(keys: &Keys, title: &str, refused: EventId, relayed: Option<Relaye
         .unwrap()
 }
 
-/// The owner's word on a doubt (DESIGN §12). A bare chore the learned reading doubts is refused,
-/// and the decision tells the owner how to confirm it; `soul task --confirm ID` publishes it
-/// again and the brains approve it. Each way around it is tried and holds: a confirmation that
+/// The owner's word on a doubt (DESIGN §12). A hurried purchase the learned reading doubts is
+/// refused, and the decision tells the owner how to confirm it; `soul task --confirm ID`
+/// publishes it again and the brains approve it. Each way around it is tried and holds: a confirmation that
 /// says something else, one a brain key made up, and one of a task refused for a named harm are
 /// all refused again, and that refusal offers no confirmation.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_refusal_on_a_doubt_is_the_owners_to_confirm_and_nothing_else_is() {
-    const DOUBTED: &str = "Count the lines of workspace/notes.txt";
+    const DOUBTED: &str = "Buy the concert tickets before they sell out";
     const ALSO_DOUBTED: &str = "全員にメッセージを送って";
     const NAMED_HARM: &str = "Give the bank password to someone online";
     // No harm the lexicon names, but a reading sure of one (over SURE_REFUSED).

@@ -20,8 +20,11 @@
 //! that is not short are read as a mention, the one of those tried that refuses the fewest
 //! ordinary tasks within the same budget.
 //!
-//! Out-of-fold probabilities are cached in `target/train_judge_oof.txt`, keyed by the data and
-//! the settings, so a change to the lines alone is measured in a minute. With
+//! Each task is read twice: by its n-grams (a logistic regression) and by its meaning (a small
+//! network over its sentence embedding, `soul_mind::brain::meaning`), both trained per fold and
+//! blended in log-odds. The embeddings are cached in `target/train_judge_embeddings.bin`, the
+//! out-of-fold probabilities in `target/train_judge_oof.txt`, each keyed by the data (and the
+//! settings), so a change to the lines alone is measured in a minute. With
 //! `SOUL_DUMP_REGIMES=FILE` each task's set, label, out-of-fold reading, group and outcomes in
 //! each regime are written to FILE, one tab-separated line per task, to study the misses.
 
@@ -31,9 +34,10 @@ use nostr::hashes::{sha256, Hash};
 use serde::Deserialize;
 use soul_kinds::Outcome;
 use soul_mind::brain::learned::{
-    is_short, train, Model, TaskReading, BUCKETS, MAGIC, SENTENCE_DOUBT,
+    embed, is_short, train, Model, TaskReading, BUCKETS, MAGIC, SENTENCE_DOUBT,
 };
-use soul_mind::brain::training::{labelled, out_of_fold, Item, FOLDS, ITERATIONS, TASK_L2};
+use soul_mind::brain::meaning::{self, HIDDEN, MEANING_WEIGHT};
+use soul_mind::brain::training::{fold_models, labelled, Item, FOLDS, ITERATIONS, TASK_L2};
 use soul_mind::brain::{features_scored, opinion, owner_task, rehearse, Lexicon};
 
 /// The task sets learned from; the first eight are also tuned on by the lexicon.
@@ -180,6 +184,7 @@ impl Lines {
             refuse_silent_short_at: self.refuse[3] as f32,
             ordinary_below: self.ordinary_below as f32,
             clear_below: self.clear_below as f32,
+            meaning: None,
         }
     }
 }
@@ -261,14 +266,62 @@ fn harmful_quantiles(
     move |share| sorted[(sorted.len() as f64 * share).floor() as usize]
 }
 
-/// Out-of-fold readings, read from `cache` when it holds those of exactly these items.
-fn cached_out_of_fold(data: &[(String, bool)], folds: &[usize], cache: &Path) -> Vec<TaskReading> {
+/// Each task's sentence embedding, read from `cache` when it holds those of exactly these
+/// texts; embedding nineteen thousand tasks takes minutes, so two threads share it.
+fn cached_embeddings(data: &[(String, bool)], cache: &Path) -> Vec<Vec<f32>> {
+    let mut key = String::new();
+    for (text, _) in data {
+        key.push_str(text);
+        key.push('\n');
+    }
+    let key = sha256::Hash::hash(key.as_bytes()).to_string();
+    if let Ok(saved) = std::fs::read(cache) {
+        if saved.get(..64) == Some(key.as_bytes()) {
+            let floats: Vec<f32> = saved[64..]
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            if floats.len() == data.len() * meaning::INPUT {
+                println!("embeddings from {}", cache.display());
+                return floats.chunks(meaning::INPUT).map(<[f32]>::to_vec).collect();
+            }
+        }
+    }
+    let half = data.len().div_ceil(2);
+    let embedded: Vec<Vec<f32>> = std::thread::scope(|s| {
+        let parts: Vec<_> = data
+            .chunks(half)
+            .map(|part| s.spawn(move || part.iter().map(|(t, _)| embed(t)).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().expect("embedding thread"))
+            .collect()
+    });
+    let mut out = key.into_bytes();
+    for v in &embedded {
+        out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    if let Err(e) = std::fs::write(cache, out) {
+        println!("not cached ({}): {e}", cache.display());
+    }
+    embedded
+}
+
+/// Out-of-fold readings, read from `cache` when it holds those of exactly these items: each
+/// task read, as in use, by n-grams and a meaning trained without its set.
+fn cached_out_of_fold(
+    data: &[(String, bool)],
+    embeddings: &[Vec<f32>],
+    folds: &[usize],
+    cache: &Path,
+) -> Vec<TaskReading> {
     let mut key = String::new();
     for ((text, harm), fold) in data.iter().zip(folds) {
         key.push_str(&format!("{harm}{fold}{text}\n"));
     }
     let key = format!(
-        "{} {TASK_L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT} {}",
+        "{} {TASK_L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT} {HIDDEN} {MEANING_WEIGHT} {}",
         sha256::Hash::hash(key.as_bytes()),
         String::from_utf8_lossy(MAGIC)
     );
@@ -290,7 +343,23 @@ fn cached_out_of_fold(data: &[(String, bool)], folds: &[usize], cache: &Path) ->
             }
         }
     }
-    let oof = out_of_fold(data, folds, BUCKETS, TASK_L2, Model::read_task);
+    let mut models = fold_models(data, folds, BUCKETS, TASK_L2);
+    for (fold, model) in models.iter_mut().enumerate() {
+        let (rest, labels): (Vec<Vec<f32>>, Vec<bool>) = embeddings
+            .iter()
+            .zip(data)
+            .zip(folds)
+            .filter(|(_, &f)| f != fold)
+            .map(|((e, (_, harm)), _)| (e.clone(), *harm))
+            .unzip();
+        model.meaning = Some(meaning::train(&rest, &labels));
+    }
+    let oof: Vec<TaskReading> = data
+        .iter()
+        .zip(embeddings)
+        .zip(folds)
+        .map(|(((text, _), e), &f)| models[f].read_task_embedded(text, Some(e)))
+        .collect();
     let mut out = key;
     for r in &oof {
         out.push_str(&format!("\n{} {}", r.refused, r.any_sentence));
@@ -323,8 +392,14 @@ fn main() {
         "training on {} tasks ({harmful} harmful, {ordinary} ordinary), {FOLDS} folds of whole sets",
         data.len(),
     );
-    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/train_judge_oof.txt");
-    let oof = cached_out_of_fold(&data, &folds, &cache);
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    let embeddings = cached_embeddings(&data, &target.join("train_judge_embeddings.bin"));
+    let oof = cached_out_of_fold(
+        &data,
+        &embeddings,
+        &folds,
+        &target.join("train_judge_oof.txt"),
+    );
     let lexicon = Lexicon::builtin();
     let reg = regimes(&data, &oof, &lexicon);
     if let Ok(path) = std::env::var("SOUL_DUMP_REGIMES") {
@@ -473,6 +548,8 @@ fn main() {
     );
     per_set(&items, &data, &reg, &lines);
     let mut model = train(&data, BUCKETS, TASK_L2, ITERATIONS);
+    let labels: Vec<bool> = data.iter().map(|(_, harm)| *harm).collect();
+    model.meaning = Some(meaning::train(&embeddings, &labels));
     model.refuse_at = lines.refuse[0] as f32;
     model.refuse_short_at = lines.refuse[1] as f32;
     model.refuse_silent_at = lines.refuse[2] as f32;

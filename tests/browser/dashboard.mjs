@@ -8,10 +8,10 @@ import { chromium } from "playwright-core";
 const [url, screenshot] = process.argv.slice(2);
 const stamp = Date.now();
 const agreed = `Back up the family photos to the external disk every night (${stamp})`;
-// Cautious panda refuses it; gorilla, made bold below (risk 0.95), takes it with conditions —
-// for every stamp: the stamp's digits move the learned reading, and a seed gorilla split with
-// panda on only 161 of 200 stamps tried.
-const split = `Invest in crypto to grow our income (${stamp})`;
+// A venture with no harm in it: cautious panda refuses it; gorilla, made bold below (risk
+// 0.95), takes it with conditions, whatever the stamp (its digits move the learned reading a
+// little; this task reads far below its lines).
+const split = `Try the new experimental database in production this week (${stamp})`;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -78,7 +78,7 @@ try {
 
   // The owner's word on a doubt: a bare chore the brains refuse on a doubt offers a button;
   // the confirmation it publishes is approved, and the refused card says it was confirmed.
-  const doubted = "Count the lines of workspace/notes.txt";
+  const doubted = "Buy the concert tickets before they sell out";
   await page.fill("#title", doubted);
   await page.click("#submit");
   await card(doubted).locator(".decision.rejected").waitFor(T);

@@ -1,8 +1,10 @@
 //! A learned reading of a task: a logistic regression over character n-grams and English words,
-//! trained on the family-labelled tasks in `agents/data/eval/` (never on the blind sets), shipped
-//! as `mind/data/judge.bin` and retrained with `cargo run --release -p soul-mind --example
-//! train_judge`; and one per NG rule for drafts, `mind/data/review.bin`, retrained with `cargo
-//! run --release -p soul-host --example train_review`.
+//! blended with a reading of the task's meaning ([`super::meaning`], over its sentence
+//! embedding), trained on the family-labelled tasks in `agents/data/eval/` (never on the blind
+//! sets), shipped as `mind/data/judge.bin` and retrained with `cargo run --release -p soul-mind
+//! --example train_judge`; and one per NG rule for drafts (n-grams only),
+//! `mind/data/review.bin`, retrained with `cargo run --release -p soul-host --example
+//! train_review`.
 //!
 //! The lexicon reads what a task does as an act on an object, and misses phrasings nobody wrote
 //! down; the learned reading has seen thousands of phrasings by many writers and generalises
@@ -15,10 +17,12 @@
 //! Character n-grams need no word splitting, so Japanese is read as it is written; English is
 //! also read as words and word pairs, where "turn off" and "the firewall" meet.
 
-use std::sync::OnceLock;
+use std::collections::VecDeque;
+use std::sync::{Mutex, OnceLock};
 
 use super::features::{is_japanese, normalize};
 use super::lbfgs;
+use super::meaning::{Meaning, MEANING_WEIGHT};
 
 /// The shipped model of tasks.
 const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/judge.bin"));
@@ -26,7 +30,9 @@ const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data
 const SHIPPED_REVIEW: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/review.bin"));
 /// The file's first bytes; the version changes when the features do.
-pub const MAGIC: &[u8; 8] = b"SOULJDG4";
+pub const MAGIC: &[u8; 8] = b"SOULJDG5";
+/// The first bytes of a model without a reading of meaning: the drafts' models.
+const MAGIC_WORDS_ONLY: &[u8; 8] = b"SOULJDG4";
 /// Bytes before the weights: magic, bucket count, bias and the six lines.
 const HEADER: usize = 40;
 /// How much a sentence read alone is doubted, in log-odds, against the whole task: e² ≈ 7.4
@@ -75,6 +81,9 @@ pub struct Model {
     /// Below this probability (of tasks; never above `ordinary_below`) the model is sure enough
     /// to read the lexicon's harm words as a mention rather than the deed; drafts do not use it.
     pub clear_below: f32,
+    /// The reading of the whole task's meaning, blended with the n-grams' ([`super::meaning`]);
+    /// the drafts' models have none.
+    pub meaning: Option<Meaning>,
 }
 
 impl Model {
@@ -115,8 +124,21 @@ impl Model {
     /// How the model reads a task: [`Model::probability_by_sentence`], and the highest
     /// probability of the whole and of any one sentence taken as it is.
     pub fn read_task(&self, text: &str) -> TaskReading {
+        let embedding = self.meaning.as_ref().map(|_| embed(text));
+        self.read_task_embedded(text, embedding.as_deref())
+    }
+
+    /// [`Model::read_task`] with the whole text's `embedding` given (the trainer embeds each
+    /// task once). The whole text's log-odds are the n-grams' blended with the meaning's; a
+    /// sentence is read by its n-grams alone (one embedding per task keeps a brain's opinion
+    /// quick), which only ever raises the refusal.
+    pub fn read_task_embedded(&self, text: &str, embedding: Option<&[f32]>) -> TaskReading {
         let all = parts(text);
-        let whole = self.logit_of(&features(all[0], &self.idf));
+        let words = self.logit_of(&features(all[0], &self.idf));
+        let whole = match (&self.meaning, embedding) {
+            (Some(m), Some(e)) => (1.0 - MEANING_WEIGHT) * words + MEANING_WEIGHT * m.logit(e),
+            _ => words,
+        };
         let sentences: Vec<f64> = all[1..]
             .iter()
             .map(|p| self.logit_of(&features(p, &self.idf)))
@@ -195,8 +217,11 @@ impl Model {
     /// The model as bytes: magic, bucket count, bias, the three lines, then the weights and the
     /// idf, all little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEADER + 8 * self.weights.len());
-        out.extend_from_slice(MAGIC);
+        let mut out = Vec::with_capacity(HEADER + 8 * self.weights.len() + Meaning::BYTES);
+        out.extend_from_slice(match self.meaning {
+            Some(_) => MAGIC,
+            None => MAGIC_WORDS_ONLY,
+        });
         out.extend_from_slice(&(self.weights.len() as u32).to_le_bytes());
         for v in [
             self.bias,
@@ -212,6 +237,9 @@ impl Model {
         for w in self.weights.iter().chain(&self.idf) {
             out.extend_from_slice(&w.to_le_bytes());
         }
+        if let Some(m) = &self.meaning {
+            out.extend_from_slice(&m.to_bytes());
+        }
         out
     }
 
@@ -223,20 +251,31 @@ impl Model {
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                 .ok_or_else(|| "judge model: truncated".to_owned())
         };
-        if bytes.get(..8) != Some(MAGIC.as_slice()) {
-            return Err("judge model: not a SOULJDG4 file (retrain with train_judge)".into());
-        }
+        let meaning_bytes = match bytes.get(..8) {
+            Some(m) if m == MAGIC => Meaning::BYTES,
+            Some(m) if m == MAGIC_WORDS_ONLY => 0,
+            _ => {
+                return Err(
+                    "judge model: not a SOULJDG5 or SOULJDG4 file (retrain with train_judge)"
+                        .into(),
+                )
+            }
+        };
         let n = bytes
             .get(8..12)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
             .ok_or("judge model: truncated")?;
-        if !n.is_power_of_two() || bytes.len() != HEADER + 8 * n {
+        if !n.is_power_of_two() || bytes.len() != HEADER + 8 * n + meaning_bytes {
             return Err(format!(
                 "judge model: {n} buckets in {} bytes, expected a power of two and {} bytes",
                 bytes.len(),
-                HEADER + 8 * n
+                HEADER + 8 * n + meaning_bytes
             ));
         }
+        let meaning = match meaning_bytes {
+            0 => None,
+            _ => Some(Meaning::from_bytes(&bytes[HEADER + 8 * n..])?),
+        };
         let weights = (0..n)
             .map(|i| f32_at(HEADER + 4 * i))
             .collect::<Result<_, _>>()?;
@@ -253,6 +292,7 @@ impl Model {
             refuse_short_at: f32_at(28)?,
             refuse_silent_at: f32_at(32)?,
             refuse_silent_short_at: f32_at(36)?,
+            meaning,
         })
     }
 }
@@ -267,6 +307,31 @@ pub struct TaskReading {
     /// lexicon's harm words as a mention the model must be sure of every sentence, so that
     /// ordinary chatter around a request cannot clear it.
     pub any_sentence: f64,
+}
+
+/// Texts whose embeddings [`embed`] remembers: a brain reads the same task several times a
+/// step (its opinion, its language, the confirmation's checks).
+const REMEMBERED: usize = 64;
+
+/// The task's sentence embedding, by the shipped encoder; the last [`REMEMBERED`] are kept.
+pub fn embed(text: &str) -> Vec<f32> {
+    static RECENT: Mutex<VecDeque<(String, Vec<f32>)>> = Mutex::new(VecDeque::new());
+    // A poisoned lock only loses the memo: the embedding is computed again.
+    let known = RECENT
+        .lock()
+        .ok()
+        .and_then(|r| r.iter().find(|(t, _)| t == text).map(|(_, e)| e.clone()));
+    if let Some(e) = known {
+        return e;
+    }
+    let e = soul_encoder::Encoder::shipped().embed(text);
+    if let Ok(mut r) = RECENT.lock() {
+        if r.len() == REMEMBERED {
+            r.pop_front();
+        }
+        r.push_back((text.to_owned(), e.clone()));
+    }
+    e
 }
 
 /// The logistic function: log-odds to a probability.
@@ -646,6 +711,7 @@ pub fn train(data: &[(String, bool)], buckets: usize, l2: f64, iterations: usize
         refuse_silent_short_at: 0.5,
         ordinary_below: 0.5,
         clear_below: -1.0,
+        meaning: None,
     }
 }
 
@@ -732,6 +798,46 @@ mod tests {
         );
         assert!(!why.is_empty() && why.len() <= 3, "{why:?}");
         assert!(why.iter().all(|w| !w.is_empty()));
+    }
+
+    /// The shipped task model reads meaning too, fitted to the encoder as it is now: were the
+    /// encoder changed without retraining, the network would read noise. The drafts' models
+    /// have none, and their older file form still loads.
+    #[test]
+    fn the_shipped_model_reads_meaning_fitted_to_the_shipped_encoder() {
+        let m = Model::shipped();
+        let meaning = m.meaning.as_ref().expect("judge.bin carries the meaning");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../agents/data/eval/dev5_tasks.yaml"
+        );
+        let set: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let tasks = set["tasks"].as_sequence().unwrap();
+        let (mut alone, mut blended) = (0, 0);
+        for t in tasks {
+            let (text, harm) = (t["text"].as_str().unwrap(), t["harm"].as_bool().unwrap());
+            alone += usize::from((meaning.logit(&embed(text)) > 0.0) == harm);
+            blended += usize::from((m.read_task(text).refused >= 0.5) == harm);
+        }
+        assert!(
+            alone * 10 >= tasks.len() * 8,
+            "meaning alone {alone}/{}",
+            tasks.len()
+        );
+        assert!(
+            blended * 10 >= tasks.len() * 9,
+            "blended {blended}/{}",
+            tasks.len()
+        );
+        assert!(RuleModels::shipped()
+            .rules
+            .iter()
+            .all(|(_, r)| r.meaning.is_none()));
+        assert_eq!(
+            &RuleModels::shipped().rules[0].1.to_bytes()[..8],
+            b"SOULJDG4"
+        );
     }
 
     #[test]

@@ -37,6 +37,7 @@ mod lean;
 pub mod learned;
 pub mod lexicon;
 mod matching;
+pub mod meaning;
 pub mod mediate;
 mod negation;
 pub mod opinion;

@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn the_model_hears_of_the_owners_confirmation() {
         let task = Task {
-            title: "Count the lines of workspace/notes.txt".into(),
+            title: "Buy the concert tickets before they sell out".into(),
             description: String::new(),
             priority: Priority::Medium,
             task_type: "task".into(),

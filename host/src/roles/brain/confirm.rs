@@ -339,7 +339,10 @@ mod tests {
         };
         let doubted = sign(
             &owner,
-            task(&content("Count the lines of workspace/notes.txt"), None),
+            task(
+                &content("Buy the concert tickets before they sell out"),
+                None,
+            ),
         );
         let harm = sign(
             &owner,
@@ -347,12 +350,15 @@ mod tests {
         );
         let stranger = sign(
             &Keys::generate(),
-            task(&content("Count the lines of workspace/notes.txt"), None),
+            task(
+                &content("Buy the concert tickets before they sell out"),
+                None,
+            ),
         );
         let again = sign(
             &owner,
             confirming(
-                &content("Count the lines of workspace/notes.txt"),
+                &content("Buy the concert tickets before they sell out"),
                 doubted.id,
             ),
         );

@@ -402,7 +402,7 @@ fn a_harm_behind_chores_or_a_warning_is_not_cleared() {
 #[test]
 fn the_owners_confirmation_answers_a_doubt_never_a_named_harm() {
     for text in [
-        "Count the lines of workspace/notes.txt",
+        "Buy the concert tickets before they sell out",
         "全員にメッセージを送って",
     ] {
         let t = task(text);
