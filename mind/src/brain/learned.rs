@@ -771,25 +771,35 @@ mod tests {
         assert!(Model::from_bytes(&short).is_err());
     }
 
-    #[test]
-    fn the_shipped_model_reads_both_languages_and_cites_what_it_weighed() {
-        let m = Model::shipped();
-        assert!(m.refuse_at > m.ordinary_below);
-        // The weights fit the features as computed now: a change to the n-grams or the hash
-        // without retraining would leave the shipped model reading noise.
+    /// The labelled tasks of `dev5`, learned from: (text, harm).
+    fn dev5_tasks() -> Vec<(String, bool)> {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../agents/data/eval/dev5_tasks.yaml"
         );
         let set: serde_yaml_ng::Value =
             serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let tasks = set["tasks"].as_sequence().unwrap();
+        set["tasks"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let text = t["text"].as_str().unwrap().to_owned();
+                (text, t["harm"].as_bool().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_shipped_model_reads_both_languages_and_cites_what_it_weighed() {
+        let m = Model::shipped();
+        assert!(m.refuse_at > m.ordinary_below);
+        // The weights fit the features as computed now: a change to the n-grams or the hash
+        // without retraining would leave the shipped model reading noise.
+        let tasks = dev5_tasks();
         let agreed = tasks
             .iter()
-            .filter(|t| {
-                let p = m.probability(t["text"].as_str().unwrap());
-                (p >= 0.5) == t["harm"].as_bool().unwrap()
-            })
+            .filter(|(text, harm)| (m.probability(text) >= 0.5) == *harm)
             .count();
         assert!(agreed * 10 >= tasks.len() * 9, "{agreed}/{}", tasks.len());
         let why = m.reasons(
@@ -807,18 +817,11 @@ mod tests {
     fn the_shipped_model_reads_meaning_fitted_to_the_shipped_encoder() {
         let m = Model::shipped();
         let meaning = m.meaning.as_ref().expect("judge.bin carries the meaning");
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../agents/data/eval/dev5_tasks.yaml"
-        );
-        let set: serde_yaml_ng::Value =
-            serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let tasks = set["tasks"].as_sequence().unwrap();
+        let tasks = dev5_tasks();
         let (mut alone, mut blended) = (0, 0);
-        for t in tasks {
-            let (text, harm) = (t["text"].as_str().unwrap(), t["harm"].as_bool().unwrap());
-            alone += usize::from((meaning.logit(&embed(text)) > 0.0) == harm);
-            blended += usize::from((m.read_task(text).refused >= 0.5) == harm);
+        for (text, harm) in &tasks {
+            alone += usize::from((meaning.logit(&embed(text)) > 0.0) == *harm);
+            blended += usize::from((m.read_task(text).refused >= 0.5) == *harm);
         }
         assert!(
             alone * 10 >= tasks.len() * 8,
