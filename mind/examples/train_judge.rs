@@ -34,10 +34,12 @@ use nostr::hashes::{sha256, Hash};
 use serde::Deserialize;
 use soul_kinds::Outcome;
 use soul_mind::brain::learned::{
-    embed, is_short, train, Model, TaskReading, BUCKETS, MAGIC, SENTENCE_DOUBT,
+    is_short, train, Model, TaskReading, BUCKETS, MAGIC, SENTENCE_DOUBT,
 };
 use soul_mind::brain::meaning::{self, HIDDEN, MEANING_WEIGHT};
-use soul_mind::brain::training::{fold_models, labelled, Item, FOLDS, ITERATIONS, TASK_L2};
+use soul_mind::brain::training::{
+    fold_models, labelled, outside, score_out_of_fold, Item, FOLDS, ITERATIONS, TASK_L2,
+};
 use soul_mind::brain::{features_scored, opinion, owner_task, rehearse, Lexicon};
 
 /// The task sets learned from; the first eight are also tuned on by the lexicon.
@@ -287,11 +289,23 @@ fn cached_embeddings(data: &[(String, bool)], cache: &Path) -> Vec<Vec<f32>> {
             }
         }
     }
+    // Straight to the encoder, in batches (faster than one by one): the brains' memo of
+    // recent tasks (`learned::embed`) would only be scanned and churned here.
+    let encoder = soul_encoder::Encoder::shipped();
     let half = data.len().div_ceil(2);
     let embedded: Vec<Vec<f32>> = std::thread::scope(|s| {
         let parts: Vec<_> = data
             .chunks(half)
-            .map(|part| s.spawn(move || part.iter().map(|(t, _)| embed(t)).collect::<Vec<_>>()))
+            .map(|part| {
+                s.spawn(move || {
+                    part.chunks(32)
+                        .flat_map(|batch| {
+                            let texts: Vec<&str> = batch.iter().map(|(t, _)| t.as_str()).collect();
+                            encoder.embed_many(&texts)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
         parts
             .into_iter()
@@ -344,22 +358,15 @@ fn cached_out_of_fold(
         }
     }
     let mut models = fold_models(data, folds, BUCKETS, TASK_L2);
+    let labels: Vec<bool> = data.iter().map(|(_, harm)| *harm).collect();
     for (fold, model) in models.iter_mut().enumerate() {
-        let (rest, labels): (Vec<Vec<f32>>, Vec<bool>) = embeddings
-            .iter()
-            .zip(data)
-            .zip(folds)
-            .filter(|(_, &f)| f != fold)
-            .map(|((e, (_, harm)), _)| (e.clone(), *harm))
-            .unzip();
-        model.meaning = Some(meaning::train(&rest, &labels));
+        let rest: Vec<Vec<f32>> = outside(embeddings, folds, fold).cloned().collect();
+        let rest_labels: Vec<bool> = outside(&labels, folds, fold).copied().collect();
+        model.meaning = Some(meaning::train(&rest, &rest_labels));
     }
-    let oof: Vec<TaskReading> = data
-        .iter()
-        .zip(embeddings)
-        .zip(folds)
-        .map(|(((text, _), e), &f)| models[f].read_task_embedded(text, Some(e)))
-        .collect();
+    let oof = score_out_of_fold(&models, folds, |m, i| {
+        m.read_task_embedded(&data[i].0, Some(&embeddings[i]))
+    });
     let mut out = key;
     for r in &oof {
         out.push_str(&format!("\n{} {}", r.refused, r.any_sentence));

@@ -85,6 +85,20 @@ pub fn labelled<S: serde::de::DeserializeOwned, T>(
     out
 }
 
+/// The items of `items` (one per entry of `folds`) outside `fold`: what a model for `fold`
+/// may learn from.
+pub fn outside<'a, T>(
+    items: &'a [T],
+    folds: &'a [usize],
+    fold: usize,
+) -> impl Iterator<Item = &'a T> + 'a {
+    items
+        .iter()
+        .zip(folds)
+        .filter(move |(_, &f)| f != fold)
+        .map(|(item, _)| item)
+}
+
 /// For each fold, a model trained with penalty `l2` on the other folds' items of `data` (text,
 /// label).
 pub fn fold_models(
@@ -95,19 +109,28 @@ pub fn fold_models(
 ) -> Vec<Model> {
     (0..FOLDS)
         .map(|fold| {
-            let rest: Vec<(String, bool)> = data
-                .iter()
-                .zip(folds)
-                .filter(|(_, &f)| f != fold)
-                .map(|(d, _)| d.clone())
-                .collect();
+            let rest: Vec<(String, bool)> = outside(data, folds, fold).cloned().collect();
             train(&rest, buckets, l2, ITERATIONS)
         })
         .collect()
 }
 
-/// `score(model, text)` of every item of `data` by its fold's model ([`fold_models`]): each
-/// item read, as in use, by a model that never saw its set.
+/// `score(model, i)` of every item `i` of `folds` by its fold's model of `models` (one per
+/// fold, as [`fold_models`] makes them): each item read, as in use, by a model that never saw
+/// its set.
+pub fn score_out_of_fold<T>(
+    models: &[Model],
+    folds: &[usize],
+    score: impl Fn(&Model, usize) -> T,
+) -> Vec<T> {
+    folds
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| score(&models[f], i))
+        .collect()
+}
+
+/// `score(model, text)` of every item of `data` by its fold's model ([`fold_models`]).
 pub fn out_of_fold<T>(
     data: &[(String, bool)],
     folds: &[usize],
@@ -116,10 +139,7 @@ pub fn out_of_fold<T>(
     score: fn(&Model, &str) -> T,
 ) -> Vec<T> {
     let models = fold_models(data, folds, buckets, l2);
-    data.iter()
-        .zip(folds)
-        .map(|((text, _), &f)| score(&models[f], text))
-        .collect()
+    score_out_of_fold(&models, folds, |m, i| score(m, &data[i].0))
 }
 
 #[cfg(test)]
