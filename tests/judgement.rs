@@ -199,7 +199,18 @@ async fn a_refusal_on_a_doubt_is_the_owners_to_confirm_and_nothing_else_is() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("already confirmed"), "{err}");
-    let twice = confirming(&owner, DOUBTED, doubted.id, None);
+    // Signed a second after the first: in the same second the two would be one event (same
+    // content, tags and time), which the relay takes once.
+    let first = wait_for(&c, Filter::new().id(confirmed), 1).await;
+    let first_at = first
+        .first()
+        .expect("the confirmation is on the relay")
+        .created_at;
+    let twice = soul_kinds::content::confirming_for(&task_content(DOUBTED), doubted.id, None)
+        .custom_created_at(first_at + 1)
+        .sign_with_keys(&owner)
+        .unwrap();
+    assert_ne!(twice.id, confirmed, "a second event, not the first again");
     send(&c, &twice)
         .await
         .expect("a well-formed task passes the relay");
