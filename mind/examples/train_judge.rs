@@ -38,7 +38,7 @@ use soul_mind::brain::learned::{
 };
 use soul_mind::brain::meaning::{self, HIDDEN, MEANING_WEIGHT};
 use soul_mind::brain::training::{
-    fold_models, labelled, outside, score_out_of_fold, Item, FOLDS, ITERATIONS, TASK_L2,
+    embeddings, fold_models, labelled, outside, score_out_of_fold, Item, FOLDS, ITERATIONS, TASK_L2,
 };
 use soul_mind::brain::{features_scored, opinion, owner_task, rehearse, Lexicon};
 
@@ -268,60 +268,6 @@ fn harmful_quantiles(
     move |share| sorted[(sorted.len() as f64 * share).floor() as usize]
 }
 
-/// Each task's sentence embedding, read from `cache` when it holds those of exactly these
-/// texts; embedding nineteen thousand tasks takes minutes, so two threads share it.
-fn cached_embeddings(data: &[(String, bool)], cache: &Path) -> Vec<Vec<f32>> {
-    let mut key = String::new();
-    for (text, _) in data {
-        key.push_str(text);
-        key.push('\n');
-    }
-    let key = sha256::Hash::hash(key.as_bytes()).to_string();
-    if let Ok(saved) = std::fs::read(cache) {
-        if saved.get(..64) == Some(key.as_bytes()) {
-            let floats: Vec<f32> = saved[64..]
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            if floats.len() == data.len() * meaning::INPUT {
-                println!("embeddings from {}", cache.display());
-                return floats.chunks(meaning::INPUT).map(<[f32]>::to_vec).collect();
-            }
-        }
-    }
-    // Straight to the encoder, in batches (faster than one by one): the brains' memo of
-    // recent tasks (`learned::embed`) would only be scanned and churned here.
-    let encoder = soul_encoder::Encoder::shipped();
-    let half = data.len().div_ceil(2);
-    let embedded: Vec<Vec<f32>> = std::thread::scope(|s| {
-        let parts: Vec<_> = data
-            .chunks(half)
-            .map(|part| {
-                s.spawn(move || {
-                    part.chunks(32)
-                        .flat_map(|batch| {
-                            let texts: Vec<&str> = batch.iter().map(|(t, _)| t.as_str()).collect();
-                            encoder.embed_many(&texts)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|p| p.join().expect("embedding thread"))
-            .collect()
-    });
-    let mut out = key.into_bytes();
-    for v in &embedded {
-        out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
-    }
-    if let Err(e) = std::fs::write(cache, out) {
-        println!("not cached ({}): {e}", cache.display());
-    }
-    embedded
-}
-
 /// Out-of-fold readings, read from `cache` when it holds those of exactly these items: each
 /// task read, as in use, by n-grams and a meaning trained without its set.
 fn cached_out_of_fold(
@@ -400,7 +346,8 @@ fn main() {
         data.len(),
     );
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
-    let embeddings = cached_embeddings(&data, &target.join("train_judge_embeddings.bin"));
+    let texts: Vec<&str> = data.iter().map(|(t, _)| t.as_str()).collect();
+    let embeddings = embeddings(&texts, &target.join("train_judge_embeddings.bin"));
     let oof = cached_out_of_fold(
         &data,
         &embeddings,

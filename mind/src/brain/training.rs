@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::learned::{train, Model};
+use super::meaning::INPUT;
 
 /// Folds of whole sets.
 pub const FOLDS: usize = 5;
@@ -128,6 +129,58 @@ pub fn score_out_of_fold<T>(
         .enumerate()
         .map(|(i, &f)| score(&models[f], i))
         .collect()
+}
+
+/// Each text's sentence embedding, read from `cache` when it holds those of exactly these
+/// texts; embedding thousands of items takes minutes, so two threads share it. Straight to the
+/// encoder, in batches of 32 (faster than one by one, and the same floats): the brains' memo
+/// of recent tasks (`learned::embed`) would only be scanned and churned here.
+pub fn embeddings(texts: &[&str], cache: &Path) -> Vec<Vec<f32>> {
+    use nostr::hashes::{sha256, Hash};
+    let mut key = String::new();
+    for text in texts {
+        key.push_str(text);
+        key.push('\n');
+    }
+    let key = sha256::Hash::hash(key.as_bytes()).to_string();
+    if let Ok(saved) = std::fs::read(cache) {
+        if saved.get(..64) == Some(key.as_bytes()) {
+            let floats: Vec<f32> = saved[64..]
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            if floats.len() == texts.len() * INPUT {
+                println!("embeddings from {}", cache.display());
+                return floats.chunks(INPUT).map(<[f32]>::to_vec).collect();
+            }
+        }
+    }
+    let encoder = soul_encoder::Encoder::shipped();
+    let half = texts.len().div_ceil(2).max(1);
+    let embedded: Vec<Vec<f32>> = std::thread::scope(|s| {
+        let parts: Vec<_> = texts
+            .chunks(half)
+            .map(|part| {
+                s.spawn(move || {
+                    part.chunks(32)
+                        .flat_map(|batch| encoder.embed_many(batch))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().expect("embedding thread"))
+            .collect()
+    });
+    let mut out = key.into_bytes();
+    for v in &embedded {
+        out.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    if let Err(e) = std::fs::write(cache, out) {
+        println!("not cached ({}): {e}", cache.display());
+    }
+    embedded
 }
 
 /// `score(model, text)` of every item of `data` by its fold's model ([`fold_models`]).
