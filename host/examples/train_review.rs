@@ -18,16 +18,26 @@
 //! `ordinary_below` over the point under which `MAX_NG_CLEARED` of its own drafts fall. The search runs on a
 //! tally of what `judge_with` does; the chosen lines are then put through `judge_with` itself,
 //! fold by fold, and the two must agree.
+//!
+//! Each rule's model reads a draft twice, as the tasks' does: by its n-grams and by its meaning
+//! (`soul_mind::brain::meaning`, a small network over the sentence embedding), blended in
+//! log-odds. The embeddings are cached in `target/train_review_embeddings.bin` and the 36
+//! networks (six rules, five folds and all) in `target/train_review_meanings.bin`, each keyed
+//! by what it was made from, so a change to the lines or the blend is measured in minutes.
 
 use std::path::Path;
 
+use nostr::hashes::{sha256, Hash};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use soul_host::roles::reviewer::{judge_with, NgRules};
 use soul_kinds::ReviewVerdict;
-use soul_mind::brain::learned::{around, train, Model, RuleModels, REVIEW_BUCKETS};
-use soul_mind::brain::training::{fold_models, labelled, FOLDS, ITERATIONS, REVIEW_L2};
+use soul_mind::brain::learned::{around, embed, train, Model, RuleModels, REVIEW_BUCKETS};
+use soul_mind::brain::meaning::{self, Meaning, HIDDEN};
+use soul_mind::brain::training::{
+    embeddings, fold_models, labelled, outside, FOLDS, ITERATIONS, REVIEW_L2,
+};
 use soul_mind::profile::load_all;
 use soul_mind::writer;
 
@@ -135,8 +145,10 @@ impl Lines {
 }
 
 impl Reading {
-    /// `text` read by `models` (one per rule, in `RULES` order) with `rules`' words.
-    fn of(text: &str, rules: &NgRules, models: [&Model; 6]) -> Reading {
+    /// `text` (its sentence embedding `embedding`) read by `models` (one per rule, in `RULES`
+    /// order) with `rules`' words, as `RuleModels::read` reads it: the words' surroundings are
+    /// embedded on their own.
+    fn of(text: &str, embedding: &[f32], rules: &NgRules, models: [&Model; 6]) -> Reading {
         let words = rules
             .check(text)
             .into_iter()
@@ -145,12 +157,13 @@ impl Reading {
                     .iter()
                     .position(|id| *id == hit.rule)
                     .expect("the shipped rules are NG1 to NG6");
-                let near = around(text, &hit.matched).map(|near| models[rule].probability(near));
+                let near = around(text, &hit.matched)
+                    .map(|near| models[rule].draft_probability(near, Some(&embed(near))));
                 (rule, near)
             })
             .collect();
         Reading {
-            whole: models.map(|m| m.probability(text)),
+            whole: models.map(|m| m.draft_probability(text, Some(embedding))),
             words,
         }
     }
@@ -273,29 +286,58 @@ fn main() {
     );
     // The writer's posts are spread over the folds.
     folds.extend((0..learned_posts.len()).map(|i| i % FOLDS));
+    let texts: Vec<&str> = drafts
+        .iter()
+        .map(|d| d.text.as_str())
+        .chain(learned_posts.iter().chain(&check_posts).map(String::as_str))
+        .collect();
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    let embedded = embeddings(&texts, &target.join("train_review_embeddings.bin"));
+    let (learned_embedded, check_embedded) = embedded.split_at(folds.len());
+    let labels_of = |rule: &str| -> Vec<bool> {
+        drafts
+            .iter()
+            .map(|d| d.ng.as_deref() == Some(rule))
+            .chain(learned_posts.iter().map(|_| false))
+            .collect()
+    };
+    let meanings = cached_meanings(
+        learned_embedded,
+        &folds,
+        &RULES.map(labels_of),
+        &target.join("train_review_meanings.bin"),
+    );
     let mut by_fold: Vec<Vec<Model>> = Vec::new();
     let mut finals: Vec<Model> = Vec::new();
-    for rule in RULES {
-        let mut data: Vec<(String, bool)> = drafts
+    for (r, rule) in RULES.iter().enumerate() {
+        let data: Vec<(String, bool)> = texts[..folds.len()]
             .iter()
-            .map(|d| (d.text.clone(), d.ng.as_deref() == Some(rule)))
+            .map(|t| t.to_string())
+            .zip(labels_of(rule))
             .collect();
-        data.extend(learned_posts.iter().map(|t| (t.clone(), false)));
-        by_fold.push(fold_models(&data, &folds, REVIEW_BUCKETS, REVIEW_L2));
-        finals.push(train(&data, REVIEW_BUCKETS, REVIEW_L2, ITERATIONS));
-        println!("{rule}: trained on {} folds and on all", FOLDS);
+        let mut fold = fold_models(&data, &folds, REVIEW_BUCKETS, REVIEW_L2);
+        for (f, m) in fold.iter_mut().enumerate() {
+            m.meaning = Some(meanings[r][f].clone());
+        }
+        by_fold.push(fold);
+        let mut all = train(&data, REVIEW_BUCKETS, REVIEW_L2, ITERATIONS);
+        all.meaning = Some(meanings[r][FOLDS].clone());
+        finals.push(all);
+        println!("{rule}: trained on {FOLDS} folds and on all");
     }
     let read: Vec<(Reading, bool)> = drafts
         .iter()
         .zip(&folds)
-        .map(|(d, &f)| {
+        .zip(learned_embedded)
+        .map(|((d, &f), e)| {
             let models = std::array::from_fn(|r| &by_fold[r][f]);
-            (Reading::of(&d.text, &rules, models), d.ng.is_some())
+            (Reading::of(&d.text, e, &rules, models), d.ng.is_some())
         })
         .collect();
     let posts: Vec<Reading> = check_posts
         .iter()
-        .map(|t| Reading::of(t, &rules, std::array::from_fn(|r| &finals[r])))
+        .zip(check_embedded)
+        .map(|(t, e)| Reading::of(t, e, &rules, std::array::from_fn(|r| &finals[r])))
         .collect();
     let posts_allowed = (posts.len() as f64 * MAX_WRITER_REJECTED).floor() as usize;
     // Under each rule's cap fall at most MAX_NG_CLEARED of its own drafts, out of fold.
@@ -386,6 +428,67 @@ fn main() {
     println!("wrote {}", out.display());
     let back = RuleModels::from_bytes(&std::fs::read(&out).expect("read back")).expect("valid");
     assert_eq!(back, models);
+}
+
+/// For each rule (its `labels`, one per embedding), the reading of meaning trained on each
+/// fold's outside and then on all (`FOLDS + 1` networks), read from `cache` when it holds
+/// those of exactly these embeddings, folds, labels and settings; else trained, two rules at
+/// a time, and cached.
+fn cached_meanings(
+    embedded: &[Vec<f32>],
+    folds: &[usize],
+    labels: &[Vec<bool>; 6],
+    cache: &Path,
+) -> Vec<Vec<Meaning>> {
+    // The networks do not depend on the blend's weight: changing it reuses them.
+    let mut key = format!("{HIDDEN} {FOLDS}\n").into_bytes();
+    for (i, (e, f)) in embedded.iter().zip(folds).enumerate() {
+        key.extend(format!("{f}").bytes());
+        key.extend(labels.iter().map(|l| if l[i] { b'1' } else { b'0' }));
+        key.extend(e.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    let key = sha256::Hash::hash(&key).to_string();
+    let count = RULES.len() * (FOLDS + 1);
+    if let Ok(saved) = std::fs::read(cache) {
+        if saved.get(..64) == Some(key.as_bytes()) && saved.len() == 64 + count * Meaning::BYTES {
+            println!("meanings from {}", cache.display());
+            let nets: Vec<Meaning> = saved[64..]
+                .chunks(Meaning::BYTES)
+                .map(|b| Meaning::from_bytes(b).expect("written below"))
+                .collect();
+            return nets.chunks(FOLDS + 1).map(<[Meaning]>::to_vec).collect();
+        }
+    }
+    let train_rule = |labels: &Vec<bool>| -> Vec<Meaning> {
+        let mut nets: Vec<Meaning> = (0..FOLDS)
+            .map(|fold| {
+                let e: Vec<Vec<f32>> = outside(embedded, folds, fold).cloned().collect();
+                let l: Vec<bool> = outside(labels, folds, fold).copied().collect();
+                meaning::train(&e, &l)
+            })
+            .collect();
+        nets.push(meaning::train(embedded, labels));
+        nets
+    };
+    let nets: Vec<Vec<Meaning>> = std::thread::scope(|s| {
+        let halves: Vec<_> = labels
+            .chunks(3)
+            .map(|half| s.spawn(move || half.iter().map(train_rule).collect::<Vec<_>>()))
+            .collect();
+        halves
+            .into_iter()
+            .flat_map(|h| h.join().expect("training thread"))
+            .collect()
+    });
+    println!("meanings trained: {count} networks");
+    let mut out = key.into_bytes();
+    for net in nets.iter().flatten() {
+        out.extend(net.to_bytes());
+    }
+    if let Err(e) = std::fs::write(cache, out) {
+        println!("not cached ({}): {e}", cache.display());
+    }
+    nets
 }
 
 /// Out-of-fold figures per set with `lines`, so a set whose writer the rest do not carry to

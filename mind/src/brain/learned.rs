@@ -2,7 +2,7 @@
 //! blended with a reading of the task's meaning ([`super::meaning`], over its sentence
 //! embedding), trained on the family-labelled tasks in `agents/data/eval/` (never on the blind
 //! sets), shipped as `mind/data/judge.bin` and retrained with `cargo run --release -p soul-mind
-//! --example train_judge`; and one per NG rule for drafts (n-grams only),
+//! --example train_judge`; and one per NG rule for drafts, read the same two ways,
 //! `mind/data/review.bin`, retrained with `cargo run --release -p soul-host --example
 //! train_review`.
 //!
@@ -31,7 +31,8 @@ const SHIPPED_REVIEW: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/review.bin"));
 /// The file's first bytes; the version changes when the features do.
 pub const MAGIC: &[u8; 8] = b"SOULJDG5";
-/// The first bytes of a model without a reading of meaning: the drafts' models.
+/// The first bytes of a model without a reading of meaning (the older form: it still loads, and
+/// reads by its n-grams alone).
 const MAGIC_WORDS_ONLY: &[u8; 8] = b"SOULJDG4";
 /// Bytes before the weights: magic, bucket count, bias and the six lines.
 const HEADER: usize = 40;
@@ -82,7 +83,7 @@ pub struct Model {
     /// to read the lexicon's harm words as a mention rather than the deed; drafts do not use it.
     pub clear_below: f32,
     /// The reading of the whole task's meaning, blended with the n-grams' ([`super::meaning`]);
-    /// the drafts' models have none.
+    /// a draft's models, the same against their rule.
     pub meaning: Option<Meaning>,
 }
 
@@ -134,11 +135,7 @@ impl Model {
     /// quick), which only ever raises the refusal.
     pub fn read_task_embedded(&self, text: &str, embedding: Option<&[f32]>) -> TaskReading {
         let all = parts(text);
-        let words = self.logit_of(&features(all[0], &self.idf));
-        let whole = match (&self.meaning, embedding) {
-            (Some(m), Some(e)) => (1.0 - MEANING_WEIGHT) * words + MEANING_WEIGHT * m.logit(e),
-            _ => words,
-        };
+        let whole = self.blend(self.logit_of(&features(all[0], &self.idf)), embedding);
         let sentences: Vec<f64> = all[1..]
             .iter()
             .map(|p| self.logit_of(&features(p, &self.idf)))
@@ -158,6 +155,26 @@ impl Model {
     /// The probability for features already computed with this model's bucket count.
     fn probability_of(&self, x: &[(usize, f32)]) -> f64 {
         sigmoid(self.logit_of(x))
+    }
+
+    /// The probability that a post breaks this model's NG rule, from its features `x` and,
+    /// when the model reads meaning, the post's `embedding` ([`Model::blend`]).
+    pub fn draft_probability_of(&self, x: &[(usize, f32)], embedding: Option<&[f32]>) -> f64 {
+        sigmoid(self.blend(self.logit_of(x), embedding))
+    }
+
+    /// The n-grams' log-odds `words` blended with the meaning's of `embedding` at
+    /// [`MEANING_WEIGHT`]; without a reading of meaning or an embedding, `words` alone.
+    fn blend(&self, words: f64, embedding: Option<&[f32]>) -> f64 {
+        match (&self.meaning, embedding) {
+            (Some(m), Some(e)) => (1.0 - MEANING_WEIGHT) * words + MEANING_WEIGHT * m.logit(e),
+            _ => words,
+        }
+    }
+
+    /// [`Model::draft_probability_of`] for `text`, its features computed here.
+    pub fn draft_probability(&self, text: &str, embedding: Option<&[f32]>) -> f64 {
+        self.draft_probability_of(&features(text, &self.idf), embedding)
     }
 
     /// The log-odds for features already computed with this model's bucket count.
@@ -420,6 +437,11 @@ impl RuleModels {
     /// of 2,595 posts in the writer bench, against none whole.)
     fn read(&self, text: &str, ids: &[&str]) -> Vec<(&str, &Model, f64)> {
         let mut read: Vec<(&[f32], Features)> = Vec::new();
+        let reads_meaning = self
+            .rules
+            .iter()
+            .any(|(id, m)| ids.contains(&id.as_str()) && m.meaning.is_some());
+        let embedding = reads_meaning.then(|| embed(text));
         self.rules
             .iter()
             .filter(|(id, _)| ids.contains(&id.as_str()))
@@ -431,7 +453,11 @@ impl RuleModels {
                         &read[read.len() - 1].1
                     }
                 };
-                (id.as_str(), m, m.probability_of(x))
+                (
+                    id.as_str(),
+                    m,
+                    m.draft_probability_of(x, embedding.as_deref()),
+                )
             })
             .collect()
     }
@@ -811,8 +837,8 @@ mod tests {
     }
 
     /// The shipped task model reads meaning too, fitted to the encoder as it is now: were the
-    /// encoder changed without retraining, the network would read noise. The drafts' models
-    /// have none, and their older file form still loads.
+    /// encoder changed without retraining, the network would read noise. A model without a
+    /// reading of meaning (the older file form) still loads.
     #[test]
     fn the_shipped_model_reads_meaning_fitted_to_the_shipped_encoder() {
         let m = Model::shipped();
@@ -833,14 +859,60 @@ mod tests {
             "blended {blended}/{}",
             tasks.len()
         );
-        assert!(RuleModels::shipped()
-            .rules
-            .iter()
-            .all(|(_, r)| r.meaning.is_none()));
-        assert_eq!(
-            &RuleModels::shipped().rules[0].1.to_bytes()[..8],
-            b"SOULJDG4"
+        let mut words_only = m.clone();
+        words_only.meaning = None;
+        let bytes = words_only.to_bytes();
+        assert_eq!(&bytes[..8], b"SOULJDG4");
+        assert_eq!(Model::from_bytes(&bytes).unwrap(), words_only);
+    }
+
+    /// Each shipped NG rule's model reads meaning too, fitted to the shipped encoder: on the
+    /// dev5 drafts (learned from, so this guards the fit, not how far it carries), each rule's
+    /// network alone finds most of its own drafts and hardly an ordinary one.
+    #[test]
+    fn the_shipped_rules_read_meaning_fitted_to_the_shipped_encoder() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../agents/data/eval/dev5_drafts.yaml"
         );
+        let set: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let drafts: Vec<(String, Option<String>)> = set["drafts"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let ng = d["ng"].as_str().map(str::to_owned);
+                (d["text"].as_str().unwrap().to_owned(), ng)
+            })
+            .collect();
+        let embedded: Vec<Vec<f32>> = drafts.iter().map(|(t, _)| embed(t)).collect();
+        for (rule, model) in &RuleModels::shipped().rules {
+            let meaning = model
+                .meaning
+                .as_ref()
+                .expect("review.bin carries the meaning");
+            let ordinary = drafts
+                .iter()
+                .zip(&embedded)
+                .filter(|((_, ng), _)| ng.is_none());
+            let own = drafts
+                .iter()
+                .zip(&embedded)
+                .filter(|((_, ng), _)| ng.as_deref() == Some(rule.as_str()));
+            let says = |e: &[f32]| meaning.logit(e) > 0.0;
+            let (own_n, ordinary_n) = (own.clone().count(), ordinary.clone().count());
+            let caught = own.filter(|(_, e)| says(e)).count();
+            let refused = ordinary.filter(|(_, e)| says(e)).count();
+            assert!(
+                caught * 10 >= own_n * 7,
+                "{rule}: {caught}/{own_n} of its own drafts"
+            );
+            assert!(
+                refused * 20 <= ordinary_n,
+                "{rule}: {refused}/{ordinary_n} ordinary drafts"
+            );
+        }
     }
 
     #[test]

@@ -541,6 +541,28 @@ mod tests {
         }
     }
 
+    /// Think like an attacker, against the reading of meaning: a post that breaks a rule in
+    /// none of its words, padded with text the encoder has no pieces for (Cyrillic, Hangul,
+    /// emoji), is still rejected under that rule.
+    #[test]
+    fn padding_a_post_with_what_the_encoder_cannot_read_does_not_dilute_it() {
+        let rules = NgRules::builtin().unwrap();
+        let gloomy =
+            "Some days I wonder whether anyone here would even notice if my windows stayed dark.";
+        for pad in [
+            "Привет, как дела, всё хорошо, спасибо, до свидания",
+            "안녕하세요 오늘 날씨가 정말 좋네요 감사합니다",
+            "🌷🌞🍞☕🐦🌷🌞🍞☕🐦🌷🌞🍞☕🐦",
+        ] {
+            for post in [format!("{pad} {gloomy}"), format!("{gloomy} {pad}")] {
+                assert!(rules.check(&post).is_empty(), "no rule's words: {post}");
+                let r = judge(&rules, &post);
+                assert_eq!(r.verdict, ReviewVerdict::Rejected, "{post}: {}", r.reason);
+                assert_eq!(r.rules, vec!["NG6".to_string()], "{post}");
+            }
+        }
+    }
+
     /// An office-holder named in a cheerful, everyday phrasing the labelled drafts never used
     /// (the town test's "…, just as the president says."): the learned reading may be sure it is
     /// fine, but a rule's words are cleared only under a line few of its own drafts fall under.
