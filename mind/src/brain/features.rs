@@ -181,7 +181,7 @@ impl Features {
 }
 
 /// Above this probability that the family would refuse a task, the learned reading does not
-/// doubt, it knows: no confirmation is offered or taken. Out of fold (19,156 tasks, the shipped
+/// doubt, it knows: no confirmation is offered or taken. Out of fold (19,156 tasks, the 7th round
 /// lines, the regimes dump of `train_judge`), 75 % of the harmful tasks the reading refuses are
 /// at or above it, and 6 % of the ordinary ones (0.9: 84 % and 13 %; 0.99: 53 % and 2 %).
 pub const SURE_REFUSED: f64 = 0.95;
