@@ -67,8 +67,9 @@ pub enum HostError {
         /// What was given.
         url: String,
     },
-    /// Work moved to the blocking pool (opening karma.sqlite) panicked.
-    #[error("the task opening karma.sqlite and the rules panicked: {0}")]
+    /// Work moved to the blocking pool panicked: opening karma.sqlite and the rules, or
+    /// judging a draft against the NG rules.
+    #[error("work on the blocking pool (opening karma.sqlite and the rules, or judging a draft) panicked: {0}")]
     Blocking(#[from] tokio::task::JoinError),
     /// An agent was started as a brain but is none of panda, gorilla and triceratops.
     #[error("agent {name} runs as a brain but is not one of the town's brains (panda, gorilla, triceratops): fix its role in town.toml")]

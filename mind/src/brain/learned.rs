@@ -158,9 +158,14 @@ impl Model {
     }
 
     /// The probability that a post breaks this model's NG rule, from its features `x` and,
-    /// when the model reads meaning, the post's `embedding` ([`Model::blend`]).
-    pub fn draft_probability_of(&self, x: &[(usize, f32)], embedding: Option<&[f32]>) -> f64 {
-        sigmoid(self.blend(self.logit_of(x), embedding))
+    /// when the model reads meaning, the post's `embedding` ([`Model::blend`]). The meaning
+    /// only ever raises it: a post is read whole, so cheerful lines before a gloomy one pull
+    /// its embedding towards the ordinary ("Sunny skies, warm bread, happy kids, blooming
+    /// tulips. Some days I wonder whether anyone here would even notice if my windows stayed
+    /// dark." was approved when the blend could lower the n-grams' reading).
+    fn draft_probability_of(&self, x: &[(usize, f32)], embedding: Option<&[f32]>) -> f64 {
+        let words = self.logit_of(x);
+        sigmoid(self.blend(words, embedding).max(words))
     }
 
     /// The n-grams' log-odds `words` blended with the meaning's of `embedding` at
@@ -327,10 +332,11 @@ pub struct TaskReading {
 }
 
 /// Texts whose embeddings [`embed`] remembers: a brain reads the same task several times a
-/// step (its opinion, its language, the confirmation's checks).
+/// step (its opinion, its language, the confirmation's checks), and the reviewer reads a post
+/// whole once to clear a rule's words and again to find a rule it breaks.
 const REMEMBERED: usize = 64;
 
-/// The task's sentence embedding, by the shipped encoder; the last [`REMEMBERED`] are kept.
+/// The text's sentence embedding, by the shipped encoder; the last [`REMEMBERED`] are kept.
 pub fn embed(text: &str) -> Vec<f32> {
     static RECENT: Mutex<VecDeque<(String, Vec<f32>)>> = Mutex::new(VecDeque::new());
     // A poisoned lock only loses the memo: the embedding is computed again.

@@ -280,8 +280,17 @@ async fn catch_up(
 }
 
 /// The review of one draft: the NG patterns first, then the mind, which can only be stricter.
-async fn think(me: &Identity, rules: &NgRules, mind: &dyn Mind, text: &str) -> Review {
-    let found = judge(rules, text);
+/// The patterns and the learned reading run on the blocking pool: embedding a post takes
+/// milliseconds of CPU, and with hundreds of reviews in flight that would hold the runtime's
+/// workers away from every other role and connection of the host.
+async fn think(
+    me: &Identity,
+    rules: &Arc<NgRules>,
+    mind: &dyn Mind,
+    text: &str,
+) -> Result<Review, HostError> {
+    let (patterns, post) = (Arc::clone(rules), text.to_owned());
+    let found = tokio::task::spawn_blocking(move || judge(&patterns, &post)).await?;
     let ask = ReviewAsk {
         agent: &me.name,
         text,
@@ -293,9 +302,9 @@ async fn think(me: &Identity, rules: &NgRules, mind: &dyn Mind, text: &str) -> R
     {
         // Rules decide (DESIGN §5): no mind, whatever its implementation, un-rejects a draft
         // the patterns rejected.
-        return found;
+        return Ok(found);
     }
-    thought.value
+    Ok(thought.value)
 }
 
 /// Reviews in flight at most: the relay commits a connection's EVENTs in batches, so many in
@@ -377,7 +386,7 @@ impl Flight {
 /// Reviews one draft version and publishes the review.
 async fn review_one(r: Reviewer, draft: Event) -> (Event, Result<Review, HostError>) {
     let verdict = match parse::<Draft>(&draft) {
-        Ok(c) => Ok(think(&r.me, &r.rules, r.mind.as_ref(), &c.content).await),
+        Ok(c) => think(&r.me, &r.rules, r.mind.as_ref(), &c.content).await,
         Err(e) => Err(HostError::from(e)),
     };
     let d = tags::identifier_of(&draft).unwrap_or_default().to_string();
@@ -561,6 +570,19 @@ mod tests {
                 assert_eq!(r.rules, vec!["NG6".to_string()], "{post}");
             }
         }
+    }
+
+    /// Think like an attacker, against the reading of meaning: a post is read whole, so
+    /// cheerful lines before a gloomy one pull its embedding towards the ordinary. The meaning
+    /// may add a rejection, never take one away from the n-grams.
+    #[test]
+    fn a_cheerful_preface_does_not_talk_the_meaning_out_of_a_rejection() {
+        let rules = NgRules::builtin().unwrap();
+        let post = "Sunny skies, warm bread, happy kids, blooming tulips. Some days I wonder whether anyone here would even notice if my windows stayed dark.";
+        assert!(rules.check(post).is_empty(), "no rule's words");
+        let r = judge(&rules, post);
+        assert_eq!(r.verdict, ReviewVerdict::Rejected, "{}", r.reason);
+        assert_eq!(r.rules, vec!["NG6".to_string()]);
     }
 
     /// An office-holder named in a cheerful, everyday phrasing the labelled drafts never used
