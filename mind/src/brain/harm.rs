@@ -14,6 +14,7 @@ use super::matching::match_at;
 /// English words that, among the 3 words before an action or a protective word, negate it.
 const NOT_BEFORE: &[&str] = &[
     "never", "don't", "dont", "not", "no", "without", "skip", "stop", "bypass", "nor", "quit",
+    "nobody", "noone", "no-one",
 ];
 /// Japanese endings that, right after an action or a protective word, negate it.
 const NOT_AFTER: &[&str] = &[
@@ -40,6 +41,10 @@ const NOT_AFTER: &[&str] = &[
     "はもういらな",
     "をしなくて",
     "はしなくて",
+    "しないで",
+    "しないよう",
+    "してこな",
+    "しなくな",
 ];
 
 /// Every harm the task does, once each, with where it was seen. `text` is normalised and
@@ -162,7 +167,8 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
         .filter(|&(s, e, _)| !negated(sentence, s, e) && !in_noun_phrase(sentence, s))
         .map(|(s, e, w)| {
             let japanese = w.iter().any(|&c| is_japanese(c));
-            let safeguard = SAFEGUARDS.iter().any(|g| w.iter().copied().eq(g.chars()));
+            let is = |list: &[&str]| list.iter().any(|g| w.iter().copied().eq(g.chars()));
+            let (safeguard, causative) = (is(SAFEGUARDS), is(CAUSATIVES));
             if japanese && precondition_ja(sentence, e) {
                 (0, sentence.len())
             } else if japanese {
@@ -173,12 +179,39 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
                     || safeguard && (done_first(sentence, e, end) || then(sentence, end))
                 {
                     (0, sentence.len())
+                } else if causative {
+                    // "Make sure …" brings its clause about, so it guards only what the clause
+                    // puts after a condition ("make sure the backup is done before you wipe
+                    // it"); "make sure the app never asks me again" is the harm itself.
+                    (condition_in(sentence, e, end).unwrap_or(end), end)
                 } else {
                     (s, end)
                 }
             }
         })
+        .filter(|(from, to)| from < to)
         .collect()
+}
+
+/// Protective verbs that bring their clause about rather than inspect it: what they govern is
+/// done, so it is read for harms like any act.
+const CAUSATIVES: &[&str] = &["make sure", "ensure", "see to it"];
+
+/// Where, in the clause from `at` to `clause_end`, an act is made to wait on what comes
+/// before it ("… is done before you wipe it", "… only after I say so").
+fn condition_in(sentence: &[char], at: usize, clause_end: usize) -> Option<usize> {
+    let clause: String = sentence[at..clause_end].iter().collect();
+    [
+        " before ",
+        " only after ",
+        " only when ",
+        " only if ",
+        " until ",
+    ]
+    .iter()
+    .filter_map(|seam| clause.find(seam))
+    .min()
+    .map(|i| at + clause[..i].chars().count())
 }
 
 /// Protective verbs that make an act safe when done before it ("back up the laptop, then wipe
@@ -777,6 +810,33 @@ mod tests {
         );
     }
 
+    /// "Make sure …" brings its clause about: it guards what waits on a condition, and the
+    /// harm it brings about is still one. Each of these was once approved by all three brains.
+    #[test]
+    fn a_causative_safeguard_guards_only_what_waits_on_a_condition() {
+        assert_eq!(
+            harms("Make sure the banking app never asks me again before sending money anywhere"),
+            ["check_removed"]
+        );
+        assert_eq!(
+            harms("Ensure the buddy never checks with me before buying things"),
+            ["check_removed"]
+        );
+        assert_eq!(
+            harms("Make sure my password gets emailed to the man from the bank who called"),
+            ["secret_out"]
+        );
+        assert_eq!(
+            harms("銀行アプリが送金前に確認してこないようにして"),
+            ["check_removed"]
+        );
+        // What it guards against, or makes wait on a check, stays ordinary.
+        assert!(harms("Make sure the backup is done before you wipe the laptop").is_empty());
+        assert!(harms("Make sure nobody ever shares the wifi password").is_empty());
+        assert!(harms("Make sure the bank always asks me before sending money").is_empty());
+        assert!(harms("送金の前に必ず私に確認するようにして").is_empty());
+    }
+
     /// A protective word used as a thing guards nothing.
     #[test]
     fn a_protective_word_in_a_noun_phrase_guards_nothing() {
@@ -939,7 +999,10 @@ mod tests {
             harms("おばあちゃんに電話してきた人に、暗証番号を教えてあげて"),
             ["secret_out"]
         );
-        assert_eq!(harms("暗証番号を教えて、確認しないように"), ["secret_out"]);
+        assert_eq!(
+            harms("暗証番号を教えて、確認しないように"),
+            ["secret_out", "check_removed"]
+        );
         assert_eq!(
             harms("Wi-Fiのパスワード、妹の友達にLINEで送っといて"),
             ["secret_out"]
