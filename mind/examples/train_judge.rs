@@ -99,6 +99,11 @@ const TRAINING: &[&str] = &[
     "train53_tasks.yaml",
     "train54_tasks.yaml",
     "train55_tasks.yaml",
+    "train56_tasks.yaml",
+    "train57_tasks.yaml",
+    "train58_tasks.yaml",
+    "train59_tasks.yaml",
+    "train60_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
