@@ -33,7 +33,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use soul_host::roles::reviewer::{judge_with, NgRules};
 use soul_kinds::ReviewVerdict;
-use soul_mind::brain::learned::{around, embed, train, Model, RuleModels, REVIEW_BUCKETS};
+use soul_mind::brain::learned::{
+    around, embed, sentences, train, Model, RuleModels, DRAFT_SENTENCE_DOUBT, REVIEW_BUCKETS,
+};
 use soul_mind::brain::meaning::{self, Meaning, HIDDEN};
 use soul_mind::brain::training::{
     embeddings, fold_models, labelled, outside, FOLDS, ITERATIONS, REVIEW_L2,
@@ -95,6 +97,12 @@ struct Reading {
     words: Vec<(usize, Option<f64>)>,
 }
 
+/// A post as the reviewer reads it: the whole text, then its sentences when it has more than
+/// one, each with its embedding.
+struct Post {
+    parts: Vec<(String, Vec<f32>)>,
+}
+
 /// A refusing line no probability reaches.
 const NEVER: f32 = 1.01;
 
@@ -145,10 +153,16 @@ impl Lines {
 }
 
 impl Reading {
-    /// `text` (its sentence embedding `embedding`) read by `models` (one per rule, in `RULES`
-    /// order) with `rules`' words, as `RuleModels::read` reads it: the words' surroundings are
-    /// embedded on their own.
-    fn of(text: &str, embedding: &[f32], rules: &NgRules, models: [&Model; 6]) -> Reading {
+    /// `post` read by `models` (one per rule, in `RULES` order) with `rules`' words, as
+    /// `RuleModels::read` reads it with a sentence doubted by `doubt`: the words' surroundings
+    /// are read whole and embedded on their own.
+    fn of(post: &Post, rules: &NgRules, models: [&Model; 6], doubt: f64) -> Reading {
+        let parts: Vec<(&str, Option<&[f32]>)> = post
+            .parts
+            .iter()
+            .map(|(t, e)| (t.as_str(), Some(e.as_slice())))
+            .collect();
+        let text = parts[0].0;
         let words = rules
             .check(text)
             .into_iter()
@@ -163,7 +177,7 @@ impl Reading {
             })
             .collect();
         Reading {
-            whole: models.map(|m| m.draft_probability(text, Some(embedding))),
+            whole: models.map(|m| m.post_probability(&parts, doubt)),
             words,
         }
     }
@@ -293,7 +307,7 @@ fn main() {
         .collect();
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
     let embedded = embeddings(&texts, &target.join("train_review_embeddings.bin"));
-    let (learned_embedded, check_embedded) = embedded.split_at(folds.len());
+    let learned_embedded = &embedded[..folds.len()];
     let labels_of = |rule: &str| -> Vec<bool> {
         drafts
             .iter()
@@ -325,34 +339,55 @@ fn main() {
         finals.push(all);
         println!("{rule}: trained on {FOLDS} folds and on all");
     }
-    let read: Vec<(Reading, bool)> = drafts
+    // A post's sentences are embedded on their own, as the reviewer reads them.
+    let sentence_texts: Vec<&str> = texts.iter().flat_map(|t| sentences(t)).collect();
+    let sentence_embedded = embeddings(
+        &sentence_texts,
+        &target.join("train_review_sentence_embeddings.bin"),
+    );
+    let mut next_sentence = sentence_embedded.iter();
+    let as_posts: Vec<Post> = texts
         .iter()
-        .zip(&folds)
-        .zip(learned_embedded)
-        .map(|((d, &f), e)| {
-            let models = std::array::from_fn(|r| &by_fold[r][f]);
-            (Reading::of(&d.text, e, &rules, models), d.ng.is_some())
+        .zip(&embedded)
+        .map(|(t, e)| {
+            let mut parts = vec![(t.to_string(), e.clone())];
+            parts.extend(sentences(t).into_iter().map(|s| {
+                let e = next_sentence.next().expect("one embedding per sentence");
+                (s.to_owned(), e.clone())
+            }));
+            Post { parts }
         })
         .collect();
-    let posts: Vec<Reading> = check_posts
-        .iter()
-        .zip(check_embedded)
-        .map(|(t, e)| Reading::of(t, e, &rules, std::array::from_fn(|r| &finals[r])))
-        .collect();
-    let posts_allowed = (posts.len() as f64 * MAX_WRITER_REJECTED).floor() as usize;
-    // Under each rule's cap fall at most MAX_NG_CLEARED of its own drafts, out of fold.
-    let clear_cap: [f32; 6] = std::array::from_fn(|r| {
-        let mut own: Vec<f64> = read
+    let (draft_posts, check_as_posts) = (&as_posts[..drafts.len()], &as_posts[folds.len()..]);
+    let read_with = |doubt: f64| -> (Vec<(Reading, bool)>, Vec<Reading>) {
+        let read = drafts
             .iter()
-            .zip(&drafts)
-            .filter(|(_, d)| d.ng.as_deref() == Some(RULES[r]))
-            .map(|((reading, _), _)| reading.whole[r])
+            .zip(&folds)
+            .zip(draft_posts)
+            .map(|((d, &f), post)| {
+                let models = std::array::from_fn(|r| &by_fold[r][f]);
+                (Reading::of(post, &rules, models, doubt), d.ng.is_some())
+            })
             .collect();
-        own.sort_by(f64::total_cmp);
-        own[(own.len() as f64 * MAX_NG_CLEARED).floor() as usize] as f32
-    });
-    println!("clearing lines at most {clear_cap:?}");
-    let need = (ng as f64 * MIN_NG_CAUGHT).ceil() as usize;
+        let posts = check_as_posts
+            .iter()
+            .map(|post| Reading::of(post, &rules, std::array::from_fn(|r| &finals[r]), doubt))
+            .collect();
+        (read, posts)
+    };
+    // Other doubts of a sentence, to compare (`--doubts 1,3,inf`); the shipped one is chosen.
+    for doubt in compared_doubts() {
+        let (read, posts) = read_with(doubt);
+        let (_, t) = choose_lines(&drafts, &read, &posts, false);
+        println!(
+            "sentence doubt {doubt}: NG caught {}/{ng}, ordinary refused {}, writer posts rejected {}/{}",
+            t.caught,
+            t.refused,
+            t.posts,
+            posts.len()
+        );
+    }
+    let (read, posts) = read_with(DRAFT_SENTENCE_DOUBT);
     let show = |what: &str, lines: &Lines| {
         let t = tally(lines, &read, &posts);
         println!(
@@ -369,33 +404,8 @@ fn main() {
         Err(e) => println!("review.bin not read ({e}): no figures for its lines"),
     }
     show("out of fold, the words alone", &Lines::WORDS_ALONE);
-    // Raise the price of an NG draft let through until the least refusing lines catch enough.
-    let mut lines = Lines::WORDS_ALONE;
-    let mut chosen: Option<(Lines, Tally)> = None;
-    let mut last: Option<Tally> = None;
-    for step in 0..=80 {
-        let price = f64::from(step) * 0.05;
-        lines = descend(lines, price, posts_allowed, &clear_cap, &read, &posts);
-        let t = tally(&lines, &read, &posts);
-        if last != Some(t) {
-            println!(
-                "  price {price:.2}: NG caught {}, ordinary refused {}, writer posts {}",
-                t.caught, t.refused, t.posts
-            );
-            last = Some(t);
-        }
-        let fits = t.caught >= need && t.posts <= posts_allowed;
-        if fits
-            && chosen.is_none_or(|(_, c)| {
-                (t.refused, usize::MAX - t.caught) < (c.refused, usize::MAX - c.caught)
-            })
-        {
-            chosen = Some((lines, t));
-        }
-    }
-    let (lines, _) = chosen.unwrap_or_else(|| {
-        panic!("no lines catch {need}/{ng} NG drafts within {posts_allowed} writer posts rejected")
-    });
+    println!("sentence doubt {DRAFT_SENTENCE_DOUBT} (shipped):");
+    let (lines, _) = choose_lines(&drafts, &read, &posts, true);
     println!("chosen: {lines:?}");
     show("out of fold, chosen", &lines);
     // The same lines through the real reviewer, fold by fold: the tally must be what it does.
@@ -428,6 +438,75 @@ fn main() {
     println!("wrote {}", out.display());
     let back = RuleModels::from_bytes(&std::fs::read(&out).expect("read back")).expect("valid");
     assert_eq!(back, models);
+}
+
+/// The lines that refuse the fewest ordinary drafts while catching `MIN_NG_CAUGHT` of the NG
+/// drafts, within `MAX_WRITER_REJECTED` of writer posts, searched by raising the price of an
+/// NG draft let through; `verbose` prints each step that changes the tally.
+fn choose_lines(
+    drafts: &[Draft],
+    read: &[(Reading, bool)],
+    posts: &[Reading],
+    verbose: bool,
+) -> (Lines, Tally) {
+    let ng = drafts.iter().filter(|d| d.ng.is_some()).count();
+    let posts_allowed = (posts.len() as f64 * MAX_WRITER_REJECTED).floor() as usize;
+    // Under each rule's cap fall at most MAX_NG_CLEARED of its own drafts, out of fold.
+    let clear_cap: [f32; 6] = std::array::from_fn(|r| {
+        let mut own: Vec<f64> = read
+            .iter()
+            .zip(drafts)
+            .filter(|(_, d)| d.ng.as_deref() == Some(RULES[r]))
+            .map(|((reading, _), _)| reading.whole[r])
+            .collect();
+        own.sort_by(f64::total_cmp);
+        own[(own.len() as f64 * MAX_NG_CLEARED).floor() as usize] as f32
+    });
+    if verbose {
+        println!("clearing lines at most {clear_cap:?}");
+    }
+    let need = (ng as f64 * MIN_NG_CAUGHT).ceil() as usize;
+    // Raise the price of an NG draft let through until the least refusing lines catch enough.
+    let mut lines = Lines::WORDS_ALONE;
+    let mut chosen: Option<(Lines, Tally)> = None;
+    let mut last: Option<Tally> = None;
+    for step in 0..=80 {
+        let price = f64::from(step) * 0.05;
+        lines = descend(lines, price, posts_allowed, &clear_cap, read, posts);
+        let t = tally(&lines, read, posts);
+        if verbose && last != Some(t) {
+            println!(
+                "  price {price:.2}: NG caught {}, ordinary refused {}, writer posts {}",
+                t.caught, t.refused, t.posts
+            );
+        }
+        last = Some(t);
+        let fits = t.caught >= need && t.posts <= posts_allowed;
+        if fits
+            && chosen.is_none_or(|(_, c)| {
+                (t.refused, usize::MAX - t.caught) < (c.refused, usize::MAX - c.caught)
+            })
+        {
+            chosen = Some((lines, t));
+        }
+    }
+    chosen.unwrap_or_else(|| {
+        panic!("no lines catch {need}/{ng} NG drafts within {posts_allowed} writer posts rejected")
+    })
+}
+
+/// The sentence doubts given with `--doubts` (`inf` reads posts whole only).
+fn compared_doubts() -> Vec<f64> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--doubts")
+        .and_then(|i| args.get(i + 1))
+        .map(|list| {
+            list.split(',')
+                .map(|d| d.parse().unwrap_or_else(|e| panic!("--doubts {d}: {e}")))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// For each rule (its `labels`, one per embedding), the reading of meaning trained on each

@@ -40,6 +40,10 @@ const HEADER: usize = 40;
 /// times less sure. Chosen out of fold on the labelled tasks (0 to 3 tried; 2 and 3 differ
 /// little, 3 lets a padded harm hide more).
 pub const SENTENCE_DOUBT: f64 = 2.0;
+/// How much a sentence of a post read alone is doubted, in log-odds, against the whole post:
+/// cheerful lines around a gloomy one dilute the whole, but a diary line alone may sound
+/// darker than it is. Chosen out of fold by `train_review` (see BENCHMARKS.md).
+pub const DRAFT_SENTENCE_DOUBT: f64 = 2.0;
 /// The most words a short task has; Japanese counts a word per 2.5 characters.
 pub const SHORT_TASK: f64 = 8.0;
 /// Shortest and longest character n-gram.
@@ -52,6 +56,9 @@ pub const BUCKETS: usize = 1 << 18;
 pub const REVIEW_BUCKETS: usize = 1 << 16;
 /// A text's features: (bucket, value), sorted by bucket.
 type Features = Vec<(usize, f32)>;
+/// A part of a post (the whole or a sentence) as a draft model reads it: its features and,
+/// when meaning is read, its embedding.
+type ReadPart<'e> = (Features, Option<&'e [f32]>);
 /// Set before a word's bytes when it is hashed, so that the word "pin" and the character
 /// trigram "pin" are different features.
 const WORD_MARK: char = '\u{1}';
@@ -180,6 +187,36 @@ impl Model {
     /// [`Model::draft_probability_of`] for `text`, its features computed here.
     pub fn draft_probability(&self, text: &str, embedding: Option<&[f32]>) -> f64 {
         self.draft_probability_of(&features(text, &self.idf), embedding)
+    }
+
+    /// How this rule's model reads a post of several sentences: the whole post, or one
+    /// sentence if it is surer even after `doubt` (log-odds), so that cheerful lines around a
+    /// gloomy one do not hide it. `parts` are the post and then its sentences ([`sentences`]),
+    /// each with its embedding.
+    pub fn post_probability(&self, parts: &[(&str, Option<&[f32]>)], doubt: f64) -> f64 {
+        let read: Vec<ReadPart> = parts
+            .iter()
+            .map(|&(text, e)| (features(text, &self.idf), e))
+            .collect();
+        self.post_reading(&read, doubt).0
+    }
+
+    /// [`Model::post_probability`] for features already computed with this model's idf, and
+    /// which part decided it (0 the whole post, else its sentence's place plus one).
+    fn post_reading(&self, parts: &[ReadPart], doubt: f64) -> (f64, usize) {
+        let mut best = (0.0, 0);
+        for (i, (x, e)) in parts.iter().enumerate() {
+            let p = if i == 0 {
+                self.draft_probability_of(x, *e)
+            } else {
+                let words = self.logit_of(x);
+                sigmoid(self.blend(words, *e).max(words) - doubt)
+            };
+            if i == 0 || p > best.0 {
+                best = (p, i);
+            }
+        }
+        best
     }
 
     /// The log-odds for features already computed with this model's bucket count.
@@ -406,13 +443,14 @@ impl RuleModels {
     }
 
     /// The rule among `allowed` whose model is surest `text` breaks it, if any is at or above
-    /// its line: (rule id, probability, the words that weighed most).
+    /// its line: (rule id, probability, the words that weighed most in the post, or in the
+    /// sentence that decided).
     pub fn breaks(&self, text: &str, allowed: &[&str]) -> Option<(String, f64, Vec<String>)> {
-        self.read(text, allowed)
+        self.read(text, allowed, true)
             .into_iter()
-            .filter(|(_, m, p)| *p >= f64::from(m.refuse_at))
+            .filter(|r| r.2 >= f64::from(r.1.refuse_at))
             .max_by(|a, b| a.2.total_cmp(&b.2))
-            .map(|(id, m, p)| (id.to_owned(), p, m.reasons(text, 3)))
+            .map(|(id, m, p, part)| (id.to_owned(), p, m.reasons(part, 3)))
     }
 
     /// Whether, for every (rule, words) of `found`, that rule's model is sure `text` does not
@@ -423,47 +461,59 @@ impl RuleModels {
     /// rule without a model (one the owner added), are never cleared.
     pub fn clear(&self, text: &str, found: &[(&str, &str)]) -> bool {
         let ids: Vec<&str> = found.iter().map(|(id, _)| *id).collect();
-        let whole = self.read(text, &ids);
+        let whole = self.read(text, &ids, true);
         found.iter().all(|(id, words)| {
             let Some(near) = around(text, words) else {
                 return false;
             };
-            let sure = |read: &[(&str, &Model, f64)]| {
+            let sure = |read: &[(&str, &Model, f64, &str)]| {
                 read.iter()
-                    .any(|(rule, m, p)| rule == id && *p < f64::from(m.ordinary_below))
+                    .any(|(rule, m, p, _)| rule == id && *p < f64::from(m.ordinary_below))
             };
-            sure(&whole) && sure(&self.read(near, &[id]))
+            sure(&whole) && sure(&self.read(near, &[id], false))
         })
     }
 
     /// Each rule among `ids` that has a model, the model, and its probability that `text`
-    /// breaks the rule. The whole post is read, as the models learned posts, once for every
-    /// model with the same idf (they all learned from the same drafts). (Read sentence by
-    /// sentence, as tasks are, the models doubted plain diary lines of the built-in writer: 7
-    /// of 2,595 posts in the writer bench, against none whole.)
-    fn read(&self, text: &str, ids: &[&str]) -> Vec<(&str, &Model, f64)> {
-        let mut read: Vec<(&[f32], Features)> = Vec::new();
+    /// breaks the rule, and the part read that decided it (the post or one sentence), read once
+    /// for every model with the same idf (they all learned from the same drafts).
+    /// `by_sentence`, the post is read whole and each sentence doubted
+    /// ([`Model::post_probability`]); else only whole, as a stretch around a rule's words is.
+    fn read<'t>(
+        &self,
+        text: &'t str,
+        ids: &[&str],
+        by_sentence: bool,
+    ) -> Vec<(&str, &Model, f64, &'t str)> {
+        let texts = if by_sentence { parts(text) } else { vec![text] };
         let reads_meaning = self
             .rules
             .iter()
             .any(|(id, m)| ids.contains(&id.as_str()) && m.meaning.is_some());
-        let embedding = reads_meaning.then(|| embed(text));
+        let embeddings: Vec<Option<Vec<f32>>> = texts
+            .iter()
+            .map(|t| reads_meaning.then(|| embed(t)))
+            .collect();
+        // Per idf, each part's features with its embedding.
+        let mut read: Vec<(&[f32], Vec<ReadPart>)> = Vec::new();
         self.rules
             .iter()
             .filter(|(id, _)| ids.contains(&id.as_str()))
             .map(|(id, m)| {
-                let x = match read.iter().position(|(idf, _)| *idf == m.idf.as_slice()) {
-                    Some(i) => &read[i].1,
+                let i = match read.iter().position(|(idf, _)| *idf == m.idf.as_slice()) {
+                    Some(i) => i,
                     None => {
-                        read.push((&m.idf, features(text, &m.idf)));
-                        &read[read.len() - 1].1
+                        let parts = texts
+                            .iter()
+                            .zip(&embeddings)
+                            .map(|(t, e)| (features(t, &m.idf), e.as_deref()))
+                            .collect();
+                        read.push((&m.idf, parts));
+                        read.len() - 1
                     }
                 };
-                (
-                    id.as_str(),
-                    m,
-                    m.draft_probability_of(x, embedding.as_deref()),
-                )
+                let (p, part) = m.post_reading(&read[i].1, DRAFT_SENTENCE_DOUBT);
+                (id.as_str(), m, p, texts[part])
             })
             .collect()
     }
@@ -537,6 +587,11 @@ pub fn around<'a>(text: &'a str, words: &str) -> Option<&'a str> {
         .nth(AROUND)
         .map_or(text.len(), |(i, _)| at + words.len() + i);
     Some(&text[start..end])
+}
+
+/// The sentences of `text` when it has more than one; none when it is one sentence.
+pub fn sentences(text: &str) -> Vec<&str> {
+    parts(text).split_off(1)
 }
 
 /// The text itself and, when it has more than one, each of its sentences.

@@ -572,17 +572,26 @@ mod tests {
         }
     }
 
-    /// Think like an attacker, against the reading of meaning: a post is read whole, so
-    /// cheerful lines before a gloomy one pull its embedding towards the ordinary. The meaning
-    /// may add a rejection, never take one away from the n-grams.
+    /// Think like an attacker, against the reading of meaning: cheerful lines before a gloomy
+    /// one pull the whole post's embedding and n-grams towards the ordinary. The meaning may
+    /// add a rejection, never take one away from the n-grams, and each sentence is read on its
+    /// own too, so a longer preface does not hide the line either (that one was approved when
+    /// posts were read only whole). The reason quotes the sentence that decided, when one did.
     #[test]
     fn a_cheerful_preface_does_not_talk_the_meaning_out_of_a_rejection() {
         let rules = NgRules::builtin().unwrap();
-        let post = "Sunny skies, warm bread, happy kids, blooming tulips. Some days I wonder whether anyone here would even notice if my windows stayed dark.";
-        assert!(rules.check(post).is_empty(), "no rule's words");
-        let r = judge(&rules, post);
-        assert_eq!(r.verdict, ReviewVerdict::Rejected, "{}", r.reason);
-        assert_eq!(r.rules, vec!["NG6".to_string()]);
+        for post in [
+            "Sunny skies, warm bread, happy kids, blooming tulips. Some days I wonder whether anyone here would even notice if my windows stayed dark.",
+            "Sunny skies today, warm bread from the oven, happy kids on the swings, blooming tulips along the fence, and the bakery on the corner had fresh cinnamon buns again. Some days I wonder whether anyone here would even notice if my windows stayed dark.",
+        ] {
+            assert!(rules.check(post).is_empty(), "no rule's words: {post}");
+            let r = judge(&rules, post);
+            assert_eq!(r.verdict, ReviewVerdict::Rejected, "{post}: {}", r.reason);
+            assert_eq!(r.rules, vec!["NG6".to_string()]);
+        }
+        let long = "Sunny skies today, warm bread from the oven, happy kids on the swings, blooming tulips along the fence, and the bakery on the corner had fresh cinnamon buns again. Some days I wonder whether anyone here would even notice if my windows stayed dark.";
+        let r = judge(&rules, long);
+        assert!(!r.reason.contains("blooming"), "{}", r.reason);
     }
 
     /// An office-holder named in a cheerful, everyday phrasing the labelled drafts never used
