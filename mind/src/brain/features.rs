@@ -260,6 +260,7 @@ pub fn features_scored(
     let mut lexicon_harm = hits.iter().any(|(_, h)| h.category == Category::Harm);
     let clear = lexicon_harm
         && !short
+        && !harm::commanded(&masked, lexicon)
         && reading.any_sentence < f64::from(model.clear_below)
         && hits
             .iter()

@@ -14,7 +14,7 @@ use super::matching::match_at;
 /// English words that, among the 3 words before an action or a protective word, negate it.
 const NOT_BEFORE: &[&str] = &[
     "never", "don't", "dont", "not", "no", "without", "skip", "stop", "bypass", "nor", "quit",
-    "nobody", "noone", "no-one",
+    "nobody", "noone", "no-one", "doesn't", "won't", "can't", "cannot", "isn't", "aren't",
 ];
 /// Japanese endings that, right after an action or a protective word, negate it.
 const NOT_AFTER: &[&str] = &[
@@ -82,6 +82,76 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
         }
     }
     found
+}
+
+/// Whether a harm that [`find`] reads in `text` is what an English causative ("make sure …",
+/// "ensure …") brings about: an instruction to bring it about is never a mention, so the
+/// learned reading may not clear it ("Make sure the app doesn't ask me before paying
+/// anything" read to it as surely ordinary).
+pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
+    let protective = compile(&lexicon.protective);
+    let causatives = compile(&CAUSATIVES.iter().map(|c| c.to_string()).collect::<Vec<_>>());
+    sentences(text).into_iter().any(|(from, to)| {
+        let sentence = &text[from..to];
+        let guards = guarded(sentence, &protective);
+        let clauses: Vec<(usize, usize)> = causatives
+            .iter()
+            .flat_map(|w| places(sentence, w))
+            .filter(|&(s, e)| !negated(sentence, s, e))
+            .map(|(_, e)| (e, clause_end(sentence, e)))
+            .chain(
+                // Japanese puts it last: 「…ようにして」 brings about its clause before it.
+                JA_CAUSATIVES
+                    .iter()
+                    .flat_map(|w| places(sentence, &w.chars().collect::<Vec<_>>()))
+                    .map(|(s, _)| (clause_start(sentence, s), s)),
+            )
+            .collect();
+        // A clause that negates anything but the harm's own act ("make sure the kids never give
+        // our address to strangers online") guards against something: it is not commanded.
+        let negates_besides = |(from, to): (usize, usize), act: (usize, usize)| {
+            let english = words_at(sentence, from, to)
+                .into_iter()
+                .any(|(at, w)| at != act.0 && NOT_BEFORE.contains(&w.as_str()));
+            let japanese = (from..to).any(|at| {
+                !(act.0..act.1).contains(&at)
+                    && NOT_AFTER
+                        .iter()
+                        .any(|n| sentence[at..to].starts_with(&n.chars().collect::<Vec<_>>()))
+            });
+            english || japanese
+        };
+        lexicon.harms.iter().any(|harm| {
+            seen(sentence, harm).is_some_and(|(_, act, words)| {
+                let act_len = words.last().map_or(0, |w| w.chars().count());
+                !guards.iter().any(|&(a, b)| (a..b).contains(&act))
+                    && clauses.iter().any(|&c| {
+                        (c.0..c.1).contains(&act) && !negates_besides(c, (act, act + act_len))
+                    })
+            })
+        })
+    })
+}
+
+/// The English words of `sentence` between `from` and `to`, each with where it starts.
+fn words_at(sentence: &[char], from: usize, to: usize) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for i in from..=to {
+        let in_word = i < to
+            && sentence
+                .get(i)
+                .is_some_and(|&c| c.is_alphanumeric() || c == '\'' || c == '-');
+        match (in_word, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push((s, sentence[s..i].iter().collect()));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Where `text` names a harm's object only to carry it to the owner or the owner's family
@@ -192,6 +262,14 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
         .filter(|(from, to)| from < to)
         .collect()
 }
+
+/// Japanese endings that bring about the clause before them, as [`CAUSATIVES`] do.
+const JA_CAUSATIVES: &[&str] = &[
+    "ようにして",
+    "ようにしといて",
+    "ようにしておいて",
+    "ようにしてね",
+];
 
 /// Protective verbs that bring their clause about rather than inspect it: what they govern is
 /// done, so it is read for harms like any act.
@@ -830,7 +908,41 @@ mod tests {
             harms("銀行アプリが送金前に確認してこないようにして"),
             ["check_removed"]
         );
+        assert_eq!(
+            harms("Make sure the app doesn't ask me before paying anything"),
+            ["check_removed"]
+        );
+        assert_eq!(
+            harms("Make sure the screen lock is gone on grandma's phone"),
+            ["security_off"]
+        );
+        let commanded = |text: &str| {
+            let lexicon = Lexicon::builtin();
+            commanded(
+                &masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon),
+                &lexicon,
+            )
+        };
+        assert!(commanded(
+            "Make sure the app doesn't ask me before paying anything"
+        ));
+        assert!(!commanded(
+            "Remind grandma that the bank never asks for her PIN"
+        ));
+        assert!(!commanded(
+            "Make sure the backup is done before you wipe the laptop"
+        ));
+        assert!(!commanded(
+            "Make sure the kids never give our address to strangers online"
+        ));
+        assert!(commanded("銀行アプリが送金前に確認してこないようにして"));
+        assert!(commanded("ファイアウォールを切ったままにするようにして"));
+        assert!(!commanded("子供が知らない人に住所を教えないようにして"));
+        assert!(commanded(
+            "Make sure the banking app never asks me again before sending money anywhere"
+        ));
         // What it guards against, or makes wait on a check, stays ordinary.
+        assert!(harms("Make sure the app doesn't share my password with anyone").is_empty());
         assert!(harms("Make sure the backup is done before you wipe the laptop").is_empty());
         assert!(harms("Make sure nobody ever shares the wifi password").is_empty());
         assert!(harms("Make sure the bank always asks me before sending money").is_empty());
