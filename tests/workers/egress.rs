@@ -183,7 +183,10 @@ async fn a_networked_run_reaches_its_allowlist_and_never_the_host() {
         std::fs::create_dir_all(town.dir.join(d)).unwrap();
     }
     std::fs::write(town.dir.join("skills/_policy.yaml"), POLICY).unwrap();
-    let up = town.up(&["--speed", "60"]);
+    // Town time at 10×: the owner's answer to each of the guardian's questions has 60 s of
+    // real time (CONFIRM_TTL in town time). At 60× it had 10 s, and on a loaded 2-core box
+    // the answer once came after the question had lapsed, which read as a refusal.
+    let up = town.up(&["--speed", "10"]);
     let relay = up
         .url
         .trim_start_matches("ws://")
