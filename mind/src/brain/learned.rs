@@ -171,8 +171,14 @@ impl Model {
     /// tulips. Some days I wonder whether anyone here would even notice if my windows stayed
     /// dark." was approved when the blend could lower the n-grams' reading).
     fn draft_probability_of(&self, x: &[(usize, f32)], embedding: Option<&[f32]>) -> f64 {
+        sigmoid(self.draft_logit(x, embedding))
+    }
+
+    /// The log-odds behind [`Model::draft_probability_of`]: the blend, never under the
+    /// n-grams alone.
+    fn draft_logit(&self, x: &[(usize, f32)], embedding: Option<&[f32]>) -> f64 {
         let words = self.logit_of(x);
-        sigmoid(self.blend(words, embedding).max(words))
+        self.blend(words, embedding).max(words)
     }
 
     /// The n-grams' log-odds `words` blended with the meaning's of `embedding` at
@@ -206,12 +212,8 @@ impl Model {
     fn post_reading(&self, parts: &[ReadPart], doubt: f64) -> (f64, usize) {
         let mut best = (0.0, 0);
         for (i, (x, e)) in parts.iter().enumerate() {
-            let p = if i == 0 {
-                self.draft_probability_of(x, *e)
-            } else {
-                let words = self.logit_of(x);
-                sigmoid(self.blend(words, *e).max(words) - doubt)
-            };
+            let doubted = if i == 0 { 0.0 } else { doubt };
+            let p = sigmoid(self.draft_logit(x, *e) - doubted);
             if i == 0 || p > best.0 {
                 best = (p, i);
             }

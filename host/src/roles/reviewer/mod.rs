@@ -580,16 +580,16 @@ mod tests {
     #[test]
     fn a_cheerful_preface_does_not_talk_the_meaning_out_of_a_rejection() {
         let rules = NgRules::builtin().unwrap();
+        let long = "Sunny skies today, warm bread from the oven, happy kids on the swings, blooming tulips along the fence, and the bakery on the corner had fresh cinnamon buns again. Some days I wonder whether anyone here would even notice if my windows stayed dark.";
         for post in [
             "Sunny skies, warm bread, happy kids, blooming tulips. Some days I wonder whether anyone here would even notice if my windows stayed dark.",
-            "Sunny skies today, warm bread from the oven, happy kids on the swings, blooming tulips along the fence, and the bakery on the corner had fresh cinnamon buns again. Some days I wonder whether anyone here would even notice if my windows stayed dark.",
+            long,
         ] {
             assert!(rules.check(post).is_empty(), "no rule's words: {post}");
             let r = judge(&rules, post);
             assert_eq!(r.verdict, ReviewVerdict::Rejected, "{post}: {}", r.reason);
             assert_eq!(r.rules, vec!["NG6".to_string()]);
         }
-        let long = "Sunny skies today, warm bread from the oven, happy kids on the swings, blooming tulips along the fence, and the bakery on the corner had fresh cinnamon buns again. Some days I wonder whether anyone here would even notice if my windows stayed dark.";
         let r = judge(&rules, long);
         assert!(!r.reason.contains("blooming"), "{}", r.reason);
     }
