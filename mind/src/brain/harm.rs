@@ -91,6 +91,9 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
 pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
     let protective = compile(&lexicon.protective);
     let causatives = compile(&CAUSATIVES.iter().map(|c| c.to_string()).collect::<Vec<_>>());
+    let chars =
+        |list: &[&str]| -> Vec<Vec<char>> { list.iter().map(|w| w.chars().collect()).collect() };
+    let (ja_causatives, not_after) = (chars(JA_CAUSATIVES), chars(NOT_AFTER));
     sentences(text).into_iter().any(|(from, to)| {
         let sentence = &text[from..to];
         let guards = guarded(sentence, &protective);
@@ -101,9 +104,9 @@ pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
             .map(|(_, e)| (e, clause_end(sentence, e)))
             .chain(
                 // Japanese puts it last: 「…ようにして」 brings about its clause before it.
-                JA_CAUSATIVES
+                ja_causatives
                     .iter()
-                    .flat_map(|w| places(sentence, &w.chars().collect::<Vec<_>>()))
+                    .flat_map(|w| places(sentence, w))
                     .map(|(s, _)| (clause_start(sentence, s), s)),
             )
             .collect();
@@ -115,9 +118,7 @@ pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
                 .any(|(at, w)| at != act.0 && NOT_BEFORE.contains(&w.as_str()));
             let japanese = (from..to).any(|at| {
                 !(act.0..act.1).contains(&at)
-                    && NOT_AFTER
-                        .iter()
-                        .any(|n| sentence[at..to].starts_with(&n.chars().collect::<Vec<_>>()))
+                    && not_after.iter().any(|n| sentence[at..to].starts_with(n))
             });
             english || japanese
         };
@@ -276,7 +277,9 @@ const JA_CAUSATIVES: &[&str] = &[
 const CAUSATIVES: &[&str] = &["make sure", "ensure", "see to it"];
 
 /// Where, in the clause from `at` to `clause_end`, an act is made to wait on what comes
-/// before it ("… is done before you wipe it", "… only after I say so").
+/// before it ("… is done before you wipe it", "… only after I say so"). A seam with nothing
+/// before it in the clause is a time, not a condition: "make sure before every payment the app
+/// never checks with me" waits on nothing.
 fn condition_in(sentence: &[char], at: usize, clause_end: usize) -> Option<usize> {
     let clause: String = sentence[at..clause_end].iter().collect();
     [
@@ -288,6 +291,7 @@ fn condition_in(sentence: &[char], at: usize, clause_end: usize) -> Option<usize
     ]
     .iter()
     .filter_map(|seam| clause.find(seam))
+    .filter(|&i| !clause[..i].trim().is_empty())
     .min()
     .map(|i| at + clause[..i].chars().count())
 }
@@ -947,6 +951,14 @@ mod tests {
         assert!(harms("Make sure nobody ever shares the wifi password").is_empty());
         assert!(harms("Make sure the bank always asks me before sending money").is_empty());
         assert!(harms("送金の前に必ず私に確認するようにして").is_empty());
+        // A time right after it is no condition: what follows is still brought about.
+        assert_eq!(
+            harms("Make sure before every payment the app never checks with me"),
+            ["check_removed"]
+        );
+        assert!(commanded(
+            "Make sure before every payment the app never checks with me"
+        ));
     }
 
     /// A protective word used as a thing guards nothing.
