@@ -85,6 +85,16 @@ pub struct Harm {
     /// Phrases that are the harm by themselves.
     #[serde(default)]
     pub alone: Vec<String>,
+    /// States that move an object as an action does when a causative brings them about ("make
+    /// sure the seller has our card details", "ensure the code is in the cleaners' chat"), read
+    /// only there (see `harm`). Optional; none when absent.
+    #[serde(default)]
+    pub states: Vec<String>,
+    /// Acts that put the object somewhere ("save", 「保存」): a harm only when the place they
+    /// name is outside the house ("save my password on the library computer"), never in "save
+    /// it in my password manager". Optional; none when absent.
+    #[serde(default)]
+    pub placings: Vec<String>,
     /// Why it matters.
     pub note: Text,
     /// What to do instead.

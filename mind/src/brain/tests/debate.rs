@@ -314,6 +314,8 @@ fn the_learned_reading_never_clears_a_harm_the_owner_wrote() {
         objects: vec![],
         actions: vec![],
         alone: vec!["sell the garden gnome".into()],
+        states: vec![],
+        placings: vec![],
         note: Text {
             en: "grandpa made it".into(),
             ja: "祖父の手作りです".into(),

@@ -1,0 +1,277 @@
+//! Where a harm's object ends up when no verb carries it: a state a causative brings about
+//! ("make sure the seller has our card details") or a placing act ("save my password on the
+//! library computer"). Either moves a secret out of the house only when the holder or the place
+//! is an outsider's, so "make sure the door code is in my password manager" stays ordinary.
+
+use super::{a_noun, compile, negated, places, TO_OWNER_RECIPIENTS};
+use crate::brain::features::is_japanese;
+use crate::brain::lexicon::Harm;
+
+/// States in which the clause's subject ends up holding the object ("make sure the seller has
+/// our card details"); the harm's other states put the object somewhere ("… is in the chat").
+const HOLDS: &[&str] = &[
+    "has", "have", "gets", "get", "receives", "receive", "knows", "know", "can see",
+];
+/// Holders of the owner's own: "make sure I have my passport number", "my wife gets the PIN".
+const OWN_HOLDERS: &[&str] = &["i", "we", "i still", "we still"];
+/// Devices: "make sure the new laptop has my logins" keeps them in the house, unless the device
+/// is someone else's ([`NOT_OURS`]).
+const DEVICES: &[&str] = &[
+    "phone", "laptop", "computer", "tablet", "ipad", "iphone", "pc", "mac", "router", "browser",
+    "account",
+];
+/// Words that make a place or a device someone else's.
+const NOT_OURS: &[&str] = &[
+    "shared",
+    "public",
+    "library",
+    "hotel",
+    "office",
+    "work",
+    "school",
+    "internet cafe",
+    "lobby",
+    "neighbour",
+    "neighbor",
+    "friend",
+];
+/// Places where others read what is put there: a secret put in one has left the house. Only
+/// these count, so "save it in 1Password" or "keep it on my phone" stay ordinary; a place
+/// nobody listed is left to the learned reading.
+const OUTSIDE_PLACES: &[&str] = &[
+    "shared computer",
+    "shared pc",
+    "shared laptop",
+    "shared doc",
+    "shared note",
+    "shared drive",
+    "shared folder",
+    "shared spreadsheet",
+    "public",
+    "library",
+    "hotel",
+    "office computer",
+    "work computer",
+    "work laptop",
+    "school computer",
+    "internet cafe",
+    "lobby",
+    "neighbour",
+    "neighbor",
+    "friend's",
+    "group chat",
+    "chat group",
+    "groupchat",
+    "noticeboard",
+    "notice board",
+    "bulletin board",
+    "whiteboard",
+    "forum",
+    "anyone",
+    "everyone",
+    "stranger",
+    "agency",
+    "google doc",
+    "roommate",
+    "babysitter",
+    "cleaner",
+    "caregiver",
+    "carer",
+    "seller",
+    "buyer",
+    "caller",
+    "support",
+    "comments",
+    "website",
+    "form",
+    "post",
+    "facebook",
+    "instagram",
+    "twitter",
+    "whatsapp group",
+    "line group",
+    "discord",
+    "slack",
+];
+
+/// Where a harm's `states` show as its act inside a causative's clause: "make sure the door
+/// code is in the cleaners' group chat" moves the code as "post the code in …" would. A state
+/// that leaves the object with the owner ("… is in my password manager", "make sure my wife has
+/// my PIN"), names no place ("make sure my password is saved"), or holds an object that is not
+/// the house's ("make sure the router has a strong password") is not one.
+pub(super) fn brought_about(
+    sentence: &[char],
+    harm: &Harm,
+    clauses: &[(usize, usize)],
+) -> Vec<(usize, usize)> {
+    let text = |from: usize, to: usize| -> String { sentence[from..to].iter().collect() };
+    compile(&harm.states)
+        .iter()
+        .flat_map(|w| places(sentence, w).into_iter().map(move |p| (p, w)))
+        .filter_map(|((s, e), word)| {
+            let &(from, _) = clauses.iter().find(|&&(a, b)| a <= s && e <= b)?;
+            if negated(sentence, s, e) {
+                return None;
+            }
+            let word: String = word.iter().collect();
+            let after = text(e, sentence.len());
+            let outside = if HOLDS.contains(&word.as_str()) {
+                let holder = text(from, s);
+                outside_holder(holder.trim()) && ours_follows(after.trim_start())
+            } else {
+                placed_outside(&after)
+            };
+            outside.then_some((s, e))
+        })
+        .collect()
+}
+
+/// Where a harm's `placings` put its object outside the house: "save my password on the
+/// library computer", 「ネットカフェのパソコンにパスワードを保存して」.
+pub(super) fn placed(sentence: &[char], harm: &Harm) -> Vec<(usize, usize)> {
+    compile(&harm.placings)
+        .iter()
+        .flat_map(|w| places(sentence, w))
+        .filter(|&(s, e)| !negated(sentence, s, e) && !a_noun(sentence, s))
+        .filter(|&(s, e)| {
+            // "clear the saved passwords on the library PC": a participle names what is
+            // there, it puts nothing anywhere.
+            let word: String = sentence[s..e].iter().collect();
+            !(word.ends_with("ed") || ["kept", "left", "written"].contains(&word.as_str()))
+        })
+        .filter(|&(s, e)| {
+            if sentence[s..e].iter().any(|&c| is_japanese(c)) {
+                placed_outside_ja(&sentence[..s])
+            } else {
+                // The place follows the object: "save my password on the library computer".
+                let after: String = sentence[e..].iter().collect();
+                let words: Vec<&str> = after.split_whitespace().take(12).collect();
+                words
+                    .iter()
+                    .take(6)
+                    .position(|w| ["in", "on", "to", "at", "into", "onto"].contains(w))
+                    .is_some_and(|i| placed_outside(&words[i..].join(" ")))
+            }
+        })
+        .collect()
+}
+
+/// Japanese words that make the place before 「に」 someone else's.
+const NOT_OURS_JA: &[&str] = &[
+    "共用",
+    "共有の",
+    "図書館",
+    "ネットカフェ",
+    "ネカフェ",
+    "漫画喫茶",
+    "漫喫",
+    "会社",
+    "職場",
+    "ホテル",
+    "公共",
+    "学校",
+    "掲示板",
+    "友達の",
+    "友だちの",
+    "隣の",
+    "お店の",
+    "店の",
+];
+
+/// Whether the Japanese clause before a placing act puts it somewhere outside the house: the
+/// last 「…に」 before the act names a shared or public place.
+fn placed_outside_ja(before: &[char]) -> bool {
+    let before: String = before.iter().collect();
+    let clause = before.rsplit(['、', '。', '，']).next().unwrap_or("");
+    let Some(i) = clause.rfind('に') else {
+        return false;
+    };
+    NOT_OURS_JA.iter().any(|w| clause[..i].contains(w))
+}
+
+/// Whether `holder`, the subject of a holding state, is someone or something outside the house.
+fn outside_holder(holder: &str) -> bool {
+    if holder.is_empty() || OWN_HOLDERS.contains(&holder) {
+        return false;
+    }
+    if TO_OWNER_RECIPIENTS.contains(&holder) {
+        return false;
+    }
+    let last = holder.split_whitespace().next_back().unwrap_or("");
+    let device = DEVICES.iter().any(|d| last.trim_end_matches('s') == *d);
+    !device || NOT_OURS.iter().any(|w| holder.contains(w))
+}
+
+/// Whether the object after a holding state is the house's own ("our card details", "Mum's
+/// PIN"), not one of the holder's ("a strong password").
+fn ours_follows(after: &str) -> bool {
+    let first = after.split_whitespace().next().unwrap_or("");
+    ["my", "our"].contains(&first) || first.ends_with("'s") || first.ends_with("’s")
+}
+
+/// Whether what follows a placing state ("is in", "is saved") names a place outside the house.
+fn placed_outside(after: &str) -> bool {
+    let after = after.trim_start();
+    let place = [
+        "in ", "on ", "to ", "at ", "into ", "onto ", "with ", "inside ",
+    ]
+    .iter()
+    .find_map(|p| after.strip_prefix(p))
+    .unwrap_or(after)
+    .trim_start();
+    if place.is_empty() || [",", "."].iter().any(|p| place.starts_with(p)) {
+        return false;
+    }
+    let phrase = [
+        ",", ".", ";", " and ", " but ", " then ", " so ", " or ", " - ", " — ",
+    ]
+    .iter()
+    .filter_map(|seam| place.find(seam))
+    .min()
+    .map_or(place, |i| &place[..i]);
+    let first = phrase.split_whitespace().next().unwrap_or("");
+    // "is saved before you wipe it", "is kept safe": no place, nothing moved.
+    const NO_PLACE: &[&str] = &[
+        "before",
+        "after",
+        "until",
+        "when",
+        "safe",
+        "safely",
+        "secret",
+        "private",
+        "offline",
+        "somewhere",
+        "only",
+        "paper",
+        "file",
+        "hand",
+        "place",
+        "order",
+        "use",
+        "sync",
+        "record",
+        "there",
+        "here",
+        "home",
+    ];
+    if NO_PLACE.contains(&first)
+        || phrase.contains("family")
+        || TO_OWNER_RECIPIENTS.iter().any(|r| phrase.starts_with(r))
+    {
+        return false;
+    }
+    OUTSIDE_PLACES.iter().any(|w| has_word(phrase, w))
+}
+
+/// Whether `phrase` has `word` as whole words ("post", not "postcode"; "cleaners" counts).
+fn has_word(phrase: &str, word: &str) -> bool {
+    phrase.match_indices(word).any(|(i, _)| {
+        let before = phrase[..i].chars().next_back();
+        let after = phrase[i + word.len()..]
+            .trim_start_matches('s')
+            .chars()
+            .next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
