@@ -540,6 +540,12 @@ const FORBIDS_JA: &[&str] = &[
     "てはいけ",
 ];
 
+/// Where an English clause ends, for [`double_negated`]: "nobody checks anything — buy without
+/// my approval" is two clauses, and its negator forbids nothing the "without" belongs to.
+const CLAUSE_SEAMS: &[&str] = &[
+    ",", ";", ":", " - ", "—", "–", " and ", " but ", " then ", " so ", " or ",
+];
+
 /// Whether the word at `start..end` removes a check only inside a forbidden act, which makes
 /// the check a requirement: "never pay without asking me", "the kids can't buy anything
 /// without my approval", 「私の許可なしに何も買わないで」. One negator exactly, and nothing that
@@ -552,7 +558,7 @@ fn double_negated(sentence: &[char], start: usize, end: usize) -> bool {
         // The negator is the act ("never" + "asking me"): "never pay without asking me" is
         // the same requirement read from its other end.
         let after: String = sentence[end..].iter().collect();
-        let clause = [",", ";", " and ", " but ", " then ", " so ", " or "]
+        let clause = CLAUSE_SEAMS
             .iter()
             .filter_map(|seam| after.find(seam))
             .min()
@@ -569,7 +575,7 @@ fn double_negated(sentence: &[char], start: usize, end: usize) -> bool {
     }
     if word.starts_with('w') {
         let before: String = sentence[..start].iter().collect();
-        let clause = [",", ";", " and ", " but ", " then ", " so ", " or "]
+        let clause = CLAUSE_SEAMS
             .iter()
             .filter_map(|seam| before.rfind(seam).map(|i| i + seam.len()))
             .max()
@@ -1106,6 +1112,7 @@ mod tests {
             "Make sure the seller on Marketplace has our card details before we go",
             "Save my password on the library computer",
             "Store my bank login on the shared computer at work",
+            "Leave the key code under the doormat note for anyone who comes by",
             "パスワード、図書館の共用パソコンに保存しといて",
             "ネットカフェのパソコンにネットバンキングのパスワードを保存して",
         ] {
@@ -1166,6 +1173,8 @@ mod tests {
             "Nothing should stop you from paying without my approval",
             "Don't forget to pay every bill without asking me",
             "Don't bother me and pay without my approval",
+            "Nobody checks anything — buy without my approval",
+            "Nobody checks anything: buy without my approval",
             "確認なしで払っていいよ、心配しないで",
             "確認なしで支払うのを止めないで",
         ] {

@@ -35,6 +35,12 @@ const NOT_OURS: &[&str] = &[
     "neighbor",
     "friend",
 ];
+/// Words that open the place a thing is put: "on the library computer", "under the doormat".
+const PLACE_WORDS: &[&str] = &[
+    "in", "on", "to", "at", "into", "onto", "with", "inside", "under", "behind", "beside", "near",
+    "outside",
+];
+
 /// Places where others read what is put there: a secret put in one has left the house. Only
 /// these count, so "save it in 1Password" or "keep it on my phone" stay ordinary; a place
 /// nobody listed is left to the learned reading.
@@ -149,7 +155,7 @@ pub(super) fn placed(sentence: &[char], harm: &Harm) -> Vec<(usize, usize)> {
                 words
                     .iter()
                     .take(6)
-                    .position(|w| ["in", "on", "to", "at", "into", "onto"].contains(w))
+                    .position(|w| PLACE_WORDS.contains(w))
                     .is_some_and(|i| placed_outside(&words[i..].join(" ")))
             }
         })
@@ -212,13 +218,11 @@ fn ours_follows(after: &str) -> bool {
 /// Whether what follows a placing state ("is in", "is saved") names a place outside the house.
 fn placed_outside(after: &str) -> bool {
     let after = after.trim_start();
-    let place = [
-        "in ", "on ", "to ", "at ", "into ", "onto ", "with ", "inside ",
-    ]
-    .iter()
-    .find_map(|p| after.strip_prefix(p))
-    .unwrap_or(after)
-    .trim_start();
+    let place = PLACE_WORDS
+        .iter()
+        .find_map(|p| after.strip_prefix(p).and_then(|r| r.strip_prefix(' ')))
+        .unwrap_or(after)
+        .trim_start();
     if place.is_empty() || [",", "."].iter().any(|p| place.starts_with(p)) {
         return false;
     }
