@@ -324,13 +324,28 @@ const SAFEGUARDS: &[&str] = &[
 /// explained, it is done).
 fn clause_end(sentence: &[char], at: usize) -> usize {
     let rest: String = sentence[at..].iter().collect();
-    [
+    let seams = [
         ",", " and ", " then ", " but ", " also ", " plus ", " while ", " & ",
-    ]
-    .iter()
-    .filter_map(|seam| rest.find(seam))
-    .min()
-    .map_or(sentence.len(), |i| at + rest[..i].chars().count())
+    ];
+    at + clause_from(&rest, &seams).chars().count()
+}
+
+/// `text` up to the first of `seams`: the clause it opens.
+fn clause_from<'t>(text: &'t str, seams: &[&str]) -> &'t str {
+    seams
+        .iter()
+        .filter_map(|seam| text.find(seam))
+        .min()
+        .map_or(text, |i| &text[..i])
+}
+
+/// `text` after the last of `seams`: the clause it closes.
+fn clause_to<'t>(text: &'t str, seams: &[&str]) -> &'t str {
+    seams
+        .iter()
+        .filter_map(|seam| text.rfind(seam).map(|i| i + seam.len()))
+        .max()
+        .map_or(text, |i| &text[i..])
 }
 
 /// Whether the clause of a protective verb, ending at `clause_end`, is followed by what is
@@ -438,15 +453,8 @@ fn precondition_ja(sentence: &[char], end: usize) -> bool {
 /// (「…てから」, 「…たら」).
 fn clause_start(sentence: &[char], at: usize) -> usize {
     let before: String = sentence[..at].iter().collect();
-    ["、", ",", "てから", "でから", "たら"]
-        .iter()
-        .filter_map(|seam| {
-            before
-                .rfind(seam)
-                .map(|i| before[..i + seam.len()].chars().count())
-        })
-        .max()
-        .unwrap_or(0)
+    let clause = clause_to(&before, &["、", ",", "てから", "でから", "たら"]);
+    before[..before.len() - clause.len()].chars().count()
 }
 
 /// Endings a protective word may take.
@@ -546,6 +554,9 @@ const CLAUSE_SEAMS: &[&str] = &[
     ",", ";", ":", " - ", "—", "–", " and ", " but ", " then ", " so ", " or ",
 ];
 
+/// Where a Japanese clause ends.
+const JA_SEAMS: &[&str] = &["、", "。", "，"];
+
 /// Whether the word at `start..end` removes a check only inside a forbidden act, which makes
 /// the check a requirement: "never pay without asking me", "the kids can't buy anything
 /// without my approval", 「私の許可なしに何も買わないで」. One negator exactly, and nothing that
@@ -558,11 +569,7 @@ fn double_negated(sentence: &[char], start: usize, end: usize) -> bool {
         // The negator is the act ("never" + "asking me"): "never pay without asking me" is
         // the same requirement read from its other end.
         let after: String = sentence[end..].iter().collect();
-        let clause = CLAUSE_SEAMS
-            .iter()
-            .filter_map(|seam| after.find(seam))
-            .min()
-            .map_or(after.as_str(), |i| &after[..i]);
+        let clause = clause_from(&after, CLAUSE_SEAMS);
         let Some(at) = clause.find(" without ") else {
             return false;
         };
@@ -575,11 +582,7 @@ fn double_negated(sentence: &[char], start: usize, end: usize) -> bool {
     }
     if word.starts_with('w') {
         let before: String = sentence[..start].iter().collect();
-        let clause = CLAUSE_SEAMS
-            .iter()
-            .filter_map(|seam| before.rfind(seam).map(|i| i + seam.len()))
-            .max()
-            .map_or(before.as_str(), |i| &before[i..]);
+        let clause = clause_to(&before, CLAUSE_SEAMS);
         let words: Vec<&str> = clause
             .split_whitespace()
             .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
@@ -589,7 +592,7 @@ fn double_negated(sentence: &[char], start: usize, end: usize) -> bool {
         negators == 1 && !words.iter().any(|w| TURNS_BACK.contains(w))
     } else {
         let after: String = sentence[end..].iter().collect();
-        let clause = after.split(['、', '。', '，']).next().unwrap_or("");
+        let clause = clause_from(&after, JA_SEAMS);
         FORBIDS_JA.iter().any(|f| clause.contains(f))
             && ![
                 "止めないで",

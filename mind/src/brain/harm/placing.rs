@@ -3,7 +3,9 @@
 //! library computer"). Either moves a secret out of the house only when the holder or the place
 //! is an outsider's, so "make sure the door code is in my password manager" stays ordinary.
 
-use super::{a_noun, compile, negated, places, TO_OWNER_RECIPIENTS};
+use super::{
+    a_noun, clause_from, clause_to, compile, negated, places, JA_SEAMS, TO_OWNER_RECIPIENTS,
+};
 use crate::brain::features::is_japanese;
 use crate::brain::lexicon::Harm;
 
@@ -188,7 +190,7 @@ const NOT_OURS_JA: &[&str] = &[
 /// last 「…に」 before the act names a shared or public place.
 fn placed_outside_ja(before: &[char]) -> bool {
     let before: String = before.iter().collect();
-    let clause = before.rsplit(['、', '。', '，']).next().unwrap_or("");
+    let clause = clause_to(&before, JA_SEAMS);
     let Some(i) = clause.rfind('に') else {
         return false;
     };
@@ -223,16 +225,13 @@ fn placed_outside(after: &str) -> bool {
         .find_map(|p| after.strip_prefix(p).and_then(|r| r.strip_prefix(' ')))
         .unwrap_or(after)
         .trim_start();
-    if place.is_empty() || [",", "."].iter().any(|p| place.starts_with(p)) {
-        return false;
-    }
-    let phrase = [
-        ",", ".", ";", " and ", " but ", " then ", " so ", " or ", " - ", " — ",
-    ]
-    .iter()
-    .filter_map(|seam| place.find(seam))
-    .min()
-    .map_or(place, |i| &place[..i]);
+    // An empty phrase ("is saved, …") names no place and matches none below.
+    let phrase = clause_from(
+        place,
+        &[
+            ",", ".", ";", " and ", " but ", " then ", " so ", " or ", " - ", " — ",
+        ],
+    );
     let first = phrase.split_whitespace().next().unwrap_or("");
     // "is saved before you wipe it", "is kept safe": no place, nothing moved.
     const NO_PLACE: &[&str] = &[
