@@ -1116,6 +1116,9 @@ mod tests {
             "Save my password on the library computer",
             "Store my bank login on the shared computer at work",
             "Leave the key code under the doormat note for anyone who comes by",
+            "Make sure the code from the text is in the reply to the stranger",
+            "Save the door code to the cleaning agency's portal",
+            "Make sure the password is posted in the comments",
             "パスワード、図書館の共用パソコンに保存しといて",
             "ネットカフェのパソコンにネットバンキングのパスワードを保存して",
         ] {
