@@ -77,7 +77,7 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
             if found.iter().any(|(_, h)| h.id == harm.id) {
                 continue;
             }
-            if let Some((at, act, words)) = seen(sentence, harm, &clauses) {
+            if let Some((at, act, words)) = seen(sentence, harm, lexicon, &clauses) {
                 // What a protective word governs is the act: "explain why nobody should share
                 // the password" guards the sharing, wherever the password is written.
                 if guards.iter().any(|&(from, to)| (from..to).contains(&act)) {
@@ -129,10 +129,12 @@ pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
             english || japanese
         };
         lexicon.harms.iter().any(|harm| {
-            seen(sentence, harm, &english).is_some_and(|(_, act, words)| {
+            seen(sentence, harm, lexicon, &english).is_some_and(|(_, act, words)| {
                 let act_len = words.last().map_or(0, |w| w.chars().count());
                 !guards.iter().any(|&(a, b)| (a..b).contains(&act))
-                    && (placed(sentence, harm).iter().any(|&(s, _)| s == act)
+                    && (placed(sentence, harm, lexicon)
+                        .iter()
+                        .any(|&(s, _)| s == act)
                         || clauses.iter().any(|&c| {
                             (c.0..c.1).contains(&act) && !negates_besides(c, (act, act + act_len))
                         }))
@@ -474,6 +476,7 @@ fn ending(sentence: &[char], start: usize, end: usize, word: &[char]) -> String 
 fn seen(
     sentence: &[char],
     harm: &Harm,
+    lexicon: &Lexicon,
     clauses: &[(usize, usize)],
 ) -> Option<(usize, usize, Vec<String>)> {
     let word = |s: usize, e: usize| sentence[s..e].iter().collect::<String>();
@@ -499,8 +502,8 @@ fn seen(
                 && !to_owner(sentence, s, e)
                 && !a_noun(sentence, s)
         })
-        .chain(brought_about(sentence, harm, clauses))
-        .chain(placed(sentence, harm))
+        .chain(brought_about(sentence, harm, lexicon, clauses))
+        .chain(placed(sentence, harm, lexicon))
         .collect();
     let mut pairs = objects
         .iter()
@@ -1155,6 +1158,57 @@ mod tests {
             "Make sure whoever calls from the bank gets my PIN"
         ));
         assert!(!commanded("Send the plumber the door code"));
+    }
+
+    /// A stranger takes any secret, not only one the words make ours: each of these was only a
+    /// doubt the owner could confirm (the last one was approved: "phone" read as a device).
+    /// Someone the family chose, or a thing that is no secret, stays ordinary.
+    #[test]
+    fn a_secret_handed_to_a_stranger_leaves_the_house_whoever_it_belongs_to() {
+        for leaked in [
+            "Make sure the caller from the bank gets the PIN",
+            "Ensure the seller has the card number before Friday",
+            "Make sure whoever rings about the parcel gets the one-time code",
+            "Make sure the person on the phone gets my PIN",
+            "Keep the alarm code on a note taped to the front door",
+        ] {
+            assert_eq!(harms(leaked), ["secret_out"], "{leaked}");
+        }
+        for kept in [
+            "Make sure the babysitter has the wifi password",
+            "Make sure the buyer gets the tracking number",
+            "Make sure the caller gets a callback number",
+            "Make sure whoever picks up the kids has the gate code",
+            "Make sure I have the PIN when the caller asks for the account",
+            "Make sure nobody on the phone gets the PIN",
+            "Make sure nobody from the bank gets our account number",
+            "Make sure no one at the agency has my password",
+            "Make sure no stranger gets the door code",
+        ] {
+            assert!(harms(kept).is_empty(), "{kept}: {:?}", harms(kept));
+        }
+    }
+
+    /// The places and strangers are the owner's, in the lexicon: a place the owner adds counts,
+    /// and a lexicon without them (an older town's) gets the built-in lists.
+    #[test]
+    fn outside_places_and_strangers_are_the_lexicons() {
+        let read = |lexicon: &Lexicon, text: &str| {
+            let chars = masked(&normalize(text).chars().collect::<Vec<char>>(), lexicon);
+            find(&chars, lexicon)
+                .into_iter()
+                .map(|(_, h)| h.id)
+                .collect::<Vec<_>>()
+        };
+        let task = "Save my password in the tennis club's notes app";
+        let mut lexicon = Lexicon::builtin();
+        assert!(read(&lexicon, task).is_empty());
+        lexicon.outside_places.push("tennis club".into());
+        assert_eq!(read(&lexicon, task), ["secret_out"]);
+        let stranger = "Make sure the courier gets the PIN";
+        assert!(read(&lexicon, stranger).is_empty());
+        lexicon.strangers.push("courier".into());
+        assert_eq!(read(&lexicon, stranger), ["secret_out"]);
     }
 
     /// A rule that forbids an act without a check asks for the check: it removes none. Each of

@@ -124,6 +124,17 @@ pub struct Lexicon {
     /// rains", 「賭けてもいい」); they are blanked before harms are read.
     #[serde(default)]
     pub ordinary: Vec<String>,
+    /// Places where others read what is put there ("group chat", "library", 「共用」): a secret
+    /// a harm's `states` or `placings` put in one has left the house. English words are matched
+    /// whole in the place a phrase names; Japanese ones in the clause before its 「に」. Absent
+    /// in an older file: the built-in list.
+    #[serde(default)]
+    pub outside_places: Vec<String>,
+    /// Holders nobody verified, who reach the family uninvited ("caller", "seller", "whoever
+    /// calls"): a secret a state hands to one leaves the house whoever it belongs to. Absent in
+    /// an older file: the built-in list.
+    #[serde(default)]
+    pub strangers: Vec<String>,
 }
 
 /// A lexicon file that cannot be used; every variant names the file.
@@ -169,6 +180,17 @@ impl Lexicon {
             }
             if lexicon.ordinary.is_empty() {
                 lexicon.ordinary = builtin.ordinary;
+            }
+        }
+        // Read only with `states` and `placings`, which a file from before them may still get
+        // with the built-in harms above.
+        if lexicon.outside_places.is_empty() || lexicon.strangers.is_empty() {
+            let builtin = Self::builtin();
+            if lexicon.outside_places.is_empty() {
+                lexicon.outside_places = builtin.outside_places;
+            }
+            if lexicon.strangers.is_empty() {
+                lexicon.strangers = builtin.strangers;
             }
         }
         Ok(lexicon)
@@ -243,6 +265,14 @@ impl Lexicon {
                 }
             }
         }
+        for (list, words) in [
+            ("outside_places", &self.outside_places),
+            ("strangers", &self.strangers),
+        ] {
+            if let Some(j) = words.iter().position(|w| w.trim().is_empty()) {
+                return Err((format!("{list}[{j}]"), "must not be empty".into()));
+            }
+        }
         self.check_harms()
     }
 
@@ -313,6 +343,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("harms[0].severity"), "{err}");
+    }
+
+    /// A file from the round before `outside_places` and `strangers` has harms but neither
+    /// list: it gets the built-in ones, so its `states` and `placings` still read.
+    #[test]
+    fn a_file_without_outside_places_or_strangers_gets_the_built_in_lists() {
+        let cut = BUILTIN
+            .find("\n# Places where others read")
+            .expect("the built-in lexicon lists its outside places last");
+        let older = &BUILTIN[..cut];
+        assert!(!older.contains("outside_places:") && !older.contains("strangers:"));
+        let lexicon = Lexicon::parse(older, Path::new("town/rules/brain_lexicon.yaml")).unwrap();
+        let builtin = Lexicon::builtin();
+        assert_eq!(lexicon.outside_places, builtin.outside_places);
+        assert_eq!(lexicon.strangers, builtin.strangers);
+        assert!(builtin.outside_places.iter().any(|w| w == "group chat"));
+        assert!(builtin.outside_places.iter().any(|w| w == "図書館"));
+        let bad = BUILTIN.replacen("strangers: [caller,", "strangers: ['  ', caller,", 1);
+        let err = Lexicon::parse(&bad, Path::new("x.yaml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("strangers[0]"), "{err}");
     }
 
     #[test]

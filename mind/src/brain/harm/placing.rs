@@ -2,12 +2,13 @@
 //! ("make sure the seller has our card details") or a placing act ("save my password on the
 //! library computer"). Either moves a secret out of the house only when the holder or the place
 //! is an outsider's, so "make sure the door code is in my password manager" stays ordinary.
+//! Which places and holders are outsiders' is the lexicon's (`outside_places`, `strangers`).
 
 use super::{
     a_noun, clause_from, clause_to, compile, negated, places, JA_SEAMS, TO_OWNER_RECIPIENTS,
 };
 use crate::brain::features::is_japanese;
-use crate::brain::lexicon::Harm;
+use crate::brain::lexicon::{Harm, Lexicon};
 
 /// States in which the clause's subject ends up holding the object ("make sure the seller has
 /// our card details"); the harm's other states put the object somewhere ("… is in the chat").
@@ -43,73 +44,16 @@ const PLACE_WORDS: &[&str] = &[
     "outside",
 ];
 
-/// Places where others read what is put there: a secret put in one has left the house. Only
-/// these count, so "save it in 1Password" or "keep it on my phone" stay ordinary; a place
-/// nobody listed is left to the learned reading.
-const OUTSIDE_PLACES: &[&str] = &[
-    "shared computer",
-    "shared pc",
-    "shared laptop",
-    "shared doc",
-    "shared note",
-    "shared drive",
-    "shared folder",
-    "shared spreadsheet",
-    "public",
-    "library",
-    "hotel",
-    "office computer",
-    "work computer",
-    "work laptop",
-    "school computer",
-    "internet cafe",
-    "lobby",
-    "neighbour",
-    "neighbor",
-    "friend's",
-    "group chat",
-    "chat group",
-    "groupchat",
-    "noticeboard",
-    "notice board",
-    "bulletin board",
-    "whiteboard",
-    "forum",
-    "anyone",
-    "everyone",
-    "stranger",
-    "agency",
-    "google doc",
-    "roommate",
-    "babysitter",
-    "cleaner",
-    "caregiver",
-    "carer",
-    "seller",
-    "buyer",
-    "caller",
-    "support",
-    "comments",
-    "website",
-    "form",
-    "post",
-    "facebook",
-    "instagram",
-    "twitter",
-    "whatsapp group",
-    "line group",
-    "discord",
-    "slack",
-];
-
 /// Where a harm's `states` show as its act inside a causative's clause: "make sure the door
 /// code is in the cleaners' group chat" moves the code as "post the code in …" would. A state
 /// that leaves the object with the owner ("… is in my password manager", "make sure my wife has
 /// my PIN"), names no place ("make sure my password is saved"), or holds an object that is not
-/// the house's ("make sure the router has a strong password") is not one.
+/// the house's ("make sure the router has a strong password") is not one, unless the holder is
+/// one of the lexicon's `strangers` ("make sure the caller from the bank gets the PIN").
 pub(super) fn brought_about(
     sentence: &[char],
     harm: &Harm,
+    lexicon: &Lexicon,
     clauses: &[(usize, usize)],
 ) -> Vec<(usize, usize)> {
     let text = |from: usize, to: usize| -> String { sentence[from..to].iter().collect() };
@@ -125,9 +69,21 @@ pub(super) fn brought_about(
             let after = text(e, sentence.len());
             let outside = if HOLDS.contains(&word.as_str()) {
                 let holder = text(from, s);
-                outside_holder(holder.trim()) && ours_follows(after.trim_start())
+                let holder = holder.trim();
+                // "Make sure nobody on the phone gets the PIN" keeps it.
+                if holder
+                    .split_whitespace()
+                    .any(|w| ["nobody", "noone", "no", "none", "neither", "nor"].contains(&w))
+                {
+                    return None;
+                }
+                // A stranger takes any secret ("the caller from the bank gets the PIN"), even
+                // one the words do not make ours, and is never a device ("the person on the
+                // phone").
+                lexicon.strangers.iter().any(|w| has_word(holder, w))
+                    || (outside_holder(holder) && ours_follows(after.trim_start()))
             } else {
-                placed_outside(&after)
+                placed_outside(&after, &lexicon.outside_places)
             };
             outside.then_some((s, e))
         })
@@ -136,7 +92,8 @@ pub(super) fn brought_about(
 
 /// Where a harm's `placings` put its object outside the house: "save my password on the
 /// library computer", 「ネットカフェのパソコンにパスワードを保存して」.
-pub(super) fn placed(sentence: &[char], harm: &Harm) -> Vec<(usize, usize)> {
+pub(super) fn placed(sentence: &[char], harm: &Harm, lexicon: &Lexicon) -> Vec<(usize, usize)> {
+    let outside = &lexicon.outside_places;
     compile(&harm.placings)
         .iter()
         .flat_map(|w| places(sentence, w))
@@ -149,7 +106,7 @@ pub(super) fn placed(sentence: &[char], harm: &Harm) -> Vec<(usize, usize)> {
         })
         .filter(|&(s, e)| {
             if sentence[s..e].iter().any(|&c| is_japanese(c)) {
-                placed_outside_ja(&sentence[..s])
+                placed_outside_ja(&sentence[..s], outside)
             } else {
                 // The place follows the object: "save my password on the library computer".
                 let after: String = sentence[e..].iter().collect();
@@ -158,43 +115,24 @@ pub(super) fn placed(sentence: &[char], harm: &Harm) -> Vec<(usize, usize)> {
                     .iter()
                     .take(6)
                     .position(|w| PLACE_WORDS.contains(w))
-                    .is_some_and(|i| placed_outside(&words[i..].join(" ")))
+                    .is_some_and(|i| placed_outside(&words[i..].join(" "), outside))
             }
         })
         .collect()
 }
 
-/// Japanese words that make the place before 「に」 someone else's.
-const NOT_OURS_JA: &[&str] = &[
-    "共用",
-    "共有の",
-    "図書館",
-    "ネットカフェ",
-    "ネカフェ",
-    "漫画喫茶",
-    "漫喫",
-    "会社",
-    "職場",
-    "ホテル",
-    "公共",
-    "学校",
-    "掲示板",
-    "友達の",
-    "友だちの",
-    "隣の",
-    "お店の",
-    "店の",
-];
-
 /// Whether the Japanese clause before a placing act puts it somewhere outside the house: the
-/// last 「…に」 before the act names a shared or public place.
-fn placed_outside_ja(before: &[char]) -> bool {
+/// last 「…に」 before the act names one of the lexicon's Japanese `outside` places.
+fn placed_outside_ja(before: &[char], outside: &[String]) -> bool {
     let before: String = before.iter().collect();
     let clause = clause_to(&before, JA_SEAMS);
     let Some(i) = clause.rfind('に') else {
         return false;
     };
-    NOT_OURS_JA.iter().any(|w| clause[..i].contains(w))
+    outside
+        .iter()
+        .filter(|w| w.chars().any(is_japanese))
+        .any(|w| clause[..i].contains(w.as_str()))
 }
 
 /// Whether `holder`, the subject of a holding state, is someone or something outside the house.
@@ -217,8 +155,9 @@ fn ours_follows(after: &str) -> bool {
     ["my", "our"].contains(&first) || first.ends_with("'s") || first.ends_with("’s")
 }
 
-/// Whether what follows a placing state ("is in", "is saved") names a place outside the house.
-fn placed_outside(after: &str) -> bool {
+/// Whether what follows a placing state ("is in", "is saved") names one of the lexicon's
+/// English `outside` places.
+fn placed_outside(after: &str, outside: &[String]) -> bool {
     let after = after.trim_start();
     let place = PLACE_WORDS
         .iter()
@@ -264,7 +203,10 @@ fn placed_outside(after: &str) -> bool {
     {
         return false;
     }
-    OUTSIDE_PLACES.iter().any(|w| has_word(phrase, w))
+    outside
+        .iter()
+        .filter(|w| !w.chars().any(is_japanese))
+        .any(|w| has_word(phrase, w))
 }
 
 /// Whether `phrase` has `word` as whole words ("post", not "postcode"; "cleaners" counts).
