@@ -60,6 +60,7 @@ const NOT_AFTER: &[&str] = &[
 pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
     let protective = compile(&lexicon.protective);
     let causatives = compile_all(CAUSATIVES);
+    let ja_causatives = compile_all(JA_CAUSATIVES);
     let mut found: Vec<(usize, Hit)> = Vec::new();
     let spans = sentences(text);
     let mut readings = spans.clone();
@@ -72,7 +73,7 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
     for (from, to) in readings {
         let sentence = &text[from..to];
         let guards = guarded(sentence, &protective);
-        let clauses = causative_clauses(sentence, &causatives);
+        let clauses = causative_clauses(sentence, &causatives, &ja_causatives);
         for harm in &lexicon.harms {
             if found.iter().any(|(_, h)| h.id == harm.id) {
                 continue;
@@ -104,18 +105,7 @@ pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
     sentences(text).into_iter().any(|(from, to)| {
         let sentence = &text[from..to];
         let guards = guarded(sentence, &protective);
-        let english = causative_clauses(sentence, &causatives);
-        let clauses: Vec<(usize, usize)> = english
-            .iter()
-            .copied()
-            .chain(
-                // Japanese puts it last: 「…ようにして」 brings about its clause before it.
-                ja_causatives
-                    .iter()
-                    .flat_map(|w| places(sentence, w))
-                    .map(|(s, _)| (clause_start(sentence, s), s)),
-            )
-            .collect();
+        let clauses = causative_clauses(sentence, &causatives, &ja_causatives);
         // A clause that negates anything but the harm's own act ("make sure the kids never give
         // our address to strangers online") guards against something: it is not commanded.
         let negates_besides = |(from, to): (usize, usize), act: (usize, usize)| {
@@ -129,7 +119,7 @@ pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
             english || japanese
         };
         lexicon.harms.iter().any(|harm| {
-            seen(sentence, harm, lexicon, &english).is_some_and(|(_, act, words)| {
+            seen(sentence, harm, lexicon, &clauses).is_some_and(|(_, act, words)| {
                 let act_len = words.last().map_or(0, |w| w.chars().count());
                 !guards.iter().any(|&(a, b)| (a..b).contains(&act))
                     && (placed(sentence, harm, lexicon)
@@ -610,15 +600,24 @@ fn double_negated(sentence: &[char], start: usize, end: usize) -> bool {
     }
 }
 
-/// English clauses that a causative ("make sure", "ensure", "see to it"), not negated, brings
-/// about: from the causative's end to its clause's.
-fn causative_clauses(sentence: &[char], causatives: &[Vec<char>]) -> Vec<(usize, usize)> {
-    causatives
+/// Clauses that a causative, not negated, brings about: in English ("make sure", "ensure", "see
+/// to it") from the causative's end to its clause's; in Japanese, which puts it last
+/// (「…ようにして」), from its clause's start to the causative.
+fn causative_clauses(
+    sentence: &[char],
+    causatives: &[Vec<char>],
+    ja_causatives: &[Vec<char>],
+) -> Vec<(usize, usize)> {
+    let english = causatives
         .iter()
         .flat_map(|w| places(sentence, w))
         .filter(|&(s, e)| !negated(sentence, s, e))
-        .map(|(_, e)| (e, clause_end(sentence, e)))
-        .collect()
+        .map(|(_, e)| (e, clause_end(sentence, e)));
+    let japanese = ja_causatives
+        .iter()
+        .flat_map(|w| places(sentence, w))
+        .map(|(s, _)| (clause_start(sentence, s), s));
+    english.chain(japanese).collect()
 }
 
 /// Words that may stand between "to" and an address it names as a destination.
@@ -1171,6 +1170,16 @@ mod tests {
             "Make sure whoever rings about the parcel gets the one-time code",
             "Make sure the person on the phone gets my PIN",
             "Keep the alarm code on a note taped to the front door",
+            "Make sure the guy on the phone from Microsoft gets the remote access code",
+            "Ensure whoever texts about the prize has the verification code",
+            "Make sure the stranger at the door gets the alarm code",
+            "Write the door code on the mailbox",
+            // 「…ようにして」 brings its state about as "make sure" does.
+            "売り手がカード番号を知っているようにして",
+            "電話の相手に暗証番号が伝わるようにしておいて",
+            "フリマの買い手にクレジットカードの番号が届くようにして",
+            "掃除業者のグループチャットにドアの暗証番号が入っているようにして",
+            "銀行から電話してきた人には口座の暗証番号が伝わるようにしといて",
         ] {
             assert_eq!(harms(leaked), ["secret_out"], "{leaked}");
         }
@@ -1184,8 +1193,28 @@ mod tests {
             "Make sure nobody from the bank gets our account number",
             "Make sure no one at the agency has my password",
             "Make sure no stranger gets the door code",
+            "Make sure the seller gets the delivery address",
+            "Make sure the caller's number gets blocked",
+            "Ensure the buyer has the invoice number",
+            "売り手にカード番号が伝わらないようにして",
+            "誰にも暗証番号が伝わらないようにしておいて",
+            "ベビーシッターがWi-Fiのパスワードを分かるようにしておいて",
+            "妻が私の暗証番号を分かるようにしておいて",
+            "業者に合鍵の場所が分かるようにしておいて",
+            "家族のグループLINEに夕飯の時間が載っているようにして",
+            "売り手が絶対にカード番号を知っていることがないようにして",
+            "電話の相手に暗証番号が伝わることがないようにしておいて",
         ] {
             assert!(harms(kept).is_empty(), "{kept}: {:?}", harms(kept));
+        }
+        // Brought about on purpose, in either language: never a mention to clear.
+        let lexicon = Lexicon::builtin();
+        for text in [
+            "Make sure the caller from the bank gets the PIN",
+            "売り手がカード番号を知っているようにして",
+        ] {
+            let chars = masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon);
+            assert!(commanded(&chars, &lexicon), "{text}");
         }
     }
 

@@ -5,7 +5,8 @@
 //! Which places and holders are outsiders' is the lexicon's (`outside_places`, `strangers`).
 
 use super::{
-    a_noun, clause_from, clause_to, compile, negated, places, JA_SEAMS, TO_OWNER_RECIPIENTS,
+    a_noun, clause_from, clause_to, compile, negated, places, JA_SEAMS, NOT_AFTER,
+    TO_OWNER_RECIPIENTS,
 };
 use crate::brain::features::is_japanese;
 use crate::brain::lexicon::{Harm, Lexicon};
@@ -61,13 +62,25 @@ pub(super) fn brought_about(
         .iter()
         .flat_map(|w| places(sentence, w).into_iter().map(move |p| (p, w)))
         .filter_map(|((s, e), word)| {
-            let &(from, _) = clauses.iter().find(|&&(a, b)| a <= s && e <= b)?;
+            let &(from, to) = clauses.iter().find(|&&(a, b)| a <= s && e <= b)?;
             if negated(sentence, s, e) {
                 return None;
             }
             let word: String = word.iter().collect();
             let after = text(e, sentence.len());
-            let outside = if HOLDS.contains(&word.as_str()) {
+            let outside = if word.chars().any(is_japanese) {
+                // 「売り手がカード番号を知っているようにして」: the holder or the place is in
+                // the clause before the state, marked by が or に.
+                // 「…知っていることがないようにして」 brings about its absence.
+                let rest = text(e, to);
+                if NOT_AFTER.iter().any(|n| rest.contains(n)) {
+                    return None;
+                }
+                let before = text(from, s);
+                japanese(&lexicon.strangers)
+                    .chain(japanese(&lexicon.outside_places))
+                    .any(|w| before.contains(w))
+            } else if HOLDS.contains(&word.as_str()) {
                 let holder = text(from, s);
                 let holder = holder.trim();
                 // "Make sure nobody on the phone gets the PIN" keeps it.
@@ -129,10 +142,7 @@ fn placed_outside_ja(before: &[char], outside: &[String]) -> bool {
     let Some(i) = clause.rfind('に') else {
         return false;
     };
-    outside
-        .iter()
-        .filter(|w| w.chars().any(is_japanese))
-        .any(|w| clause[..i].contains(w.as_str()))
+    japanese(outside).any(|w| clause[..i].contains(w))
 }
 
 /// Whether `holder`, the subject of a holding state, is someone or something outside the house.
@@ -219,4 +229,12 @@ fn has_word(phrase: &str, word: &str) -> bool {
             .next();
         !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
     })
+}
+
+/// The Japanese words of a lexicon list, which match anywhere in their clause.
+fn japanese(words: &[String]) -> impl Iterator<Item = &str> {
+    words
+        .iter()
+        .filter(|w| w.chars().any(is_japanese))
+        .map(String::as_str)
 }
