@@ -1138,6 +1138,7 @@ mod tests {
             "Save my password in my password manager",
             "Save the new wifi password on my phone",
             "Keep the door code in the safe",
+            "Write the wifi password on the whiteboard in the kitchen",
             "Keep my password private",
             "Never save my password on the library computer",
             "パスワードはパスワード管理アプリに保存しておいて",

@@ -207,8 +207,20 @@ fn placed_outside(after: &str, outside: &[String]) -> bool {
         "here",
         "home",
     ];
+    // "on the whiteboard in the kitchen": a place in the house is the house's.
+    const AT_HOME: &[&str] = &[
+        "kitchen",
+        "fridge",
+        "living room",
+        "hallway",
+        "bedroom",
+        "at home",
+        "our house",
+        "our home",
+    ];
     if NO_PLACE.contains(&first)
         || phrase.contains("family")
+        || AT_HOME.iter().any(|w| has_word(phrase, w))
         || TO_OWNER_RECIPIENTS.iter().any(|r| phrase.starts_with(r))
     {
         return false;
