@@ -9,7 +9,7 @@
 
 use super::features::{is_japanese, normalize, Category, Hit};
 use super::lexicon::{Harm, Lexicon, Text};
-use super::matching::match_at;
+use super::matching::{match_act_at, match_at};
 
 mod placing;
 
@@ -163,13 +163,13 @@ pub(crate) fn kept_home(text: &[char], lexicon: &Lexicon) -> Vec<(usize, usize)>
     for (from, to) in sentences(text) {
         let sentence = &text[from..to];
         for harm in &lexicon.harms {
-            let acts: Vec<bool> = compile(&harm.actions)
+            let homeward: Vec<bool> = compile(&harm.actions)
                 .iter()
-                .flat_map(|w| places(sentence, w))
+                .flat_map(|w| acts(sentence, w))
                 .filter(|&(s, e)| !negated(sentence, s, e) && !a_noun(sentence, s))
                 .map(|(s, e)| to_owner(sentence, s, e))
                 .collect();
-            if acts.is_empty() || !acts.iter().all(|&home| home) {
+            if homeward.is_empty() || !homeward.iter().all(|&home| home) {
                 continue;
             }
             spans.extend(
@@ -485,7 +485,7 @@ fn seen(
         .collect();
     let actions: Vec<(usize, usize)> = compile(&harm.actions)
         .iter()
-        .flat_map(|w| places(sentence, w))
+        .flat_map(|w| acts(sentence, w))
         .filter(|&(s, e)| {
             !negated(sentence, s, e)
                 && !double_negated(sentence, s, e)
@@ -671,6 +671,13 @@ fn compile(words: &[String]) -> Vec<Vec<char>> {
 fn places(sentence: &[char], word: &[char]) -> Vec<(usize, usize)> {
     (0..sentence.len())
         .filter_map(|s| match_at(sentence, s, word).map(|e| (s, e)))
+        .collect()
+}
+
+/// [`places`] for a harm's act, whose verb may be inflected ("turned off", "switching off").
+fn acts(sentence: &[char], word: &[char]) -> Vec<(usize, usize)> {
+    (0..sentence.len())
+        .filter_map(|s| match_act_at(sentence, s, word).map(|e| (s, e)))
         .collect()
 }
 
@@ -1158,6 +1165,35 @@ mod tests {
             "Make sure whoever calls from the bank gets my PIN"
         ));
         assert!(!commanded("Send the plumber the door code"));
+    }
+
+    /// An act's verb may be inflected, and a causative may bring about a state that is the harm
+    /// itself: each of these was approved by all three brains. A report of what happened, or a
+    /// word only the object or the harm's own phrase spells, is not the act.
+    #[test]
+    fn a_control_turned_off_or_kept_off_is_switched_off() {
+        for off in [
+            "Make sure the firewall is turned off",
+            "Make sure the firewall stays off",
+            "Keep the parental controls switched off",
+            "Try turning off the two-factor on my email",
+        ] {
+            assert!(
+                harms(off).contains(&"security_off".to_string()),
+                "{off}: {:?}",
+                harms(off)
+            );
+        }
+        for kept in [
+            "Make sure the firewall is on",
+            "Make sure the firewall never stays off",
+            "Make sure the firewall isn't turned off",
+            "The firewall stays off after every reboot, find out why",
+            "Who do you think wins the league this year? I'm not betting on it.",
+            "Maya asked me to turn off TikTok push notifications on her phone at night",
+        ] {
+            assert!(harms(kept).is_empty(), "{kept}: {:?}", harms(kept));
+        }
     }
 
     /// A stranger takes any secret, not only one the words make ours: each of these was only a

@@ -85,9 +85,10 @@ pub struct Harm {
     /// Phrases that are the harm by themselves.
     #[serde(default)]
     pub alone: Vec<String>,
-    /// States that move an object as an action does when a causative brings them about ("make
-    /// sure the seller has our card details", "ensure the code is in the cleaners' chat"), read
-    /// only there (see `harm`). Optional; none when absent.
+    /// States that do what an action does when a causative brings them about, read only there
+    /// (see `harm`): "make sure the firewall stays off"; for a harm with `placings`, only when
+    /// they leave the object with an outsider ("make sure the seller has our card details",
+    /// "ensure the code is in the cleaners' chat"). Optional; none when absent.
     #[serde(default)]
     pub states: Vec<String>,
     /// Acts that put the object somewhere ("save", 「保存」): a harm only when the place they

@@ -121,6 +121,63 @@ fn doubled(word: &[char], ending: &str) -> bool {
 /// take an ending (words of 3 letters or less must be whole); Japanese words must sit on
 /// the seams `segment` finds.
 pub fn match_at(text: &[char], start: usize, word: &[char]) -> Option<usize> {
+    as_written(text, start, word)
+}
+
+/// [`match_at`] for a harm's act, whose first word may take a verb's ending too: "turn off"
+/// reads in "make sure the firewall is turned off". Only acts: an object or a phrase that is
+/// the harm by itself ("ask me", "bet on") names something only as the lexicon writes it, so
+/// "Maya asked me to …" is no check and "I'm not betting on it" no bet.
+pub(crate) fn match_act_at(text: &[char], start: usize, word: &[char]) -> Option<usize> {
+    as_written(text, start, word).or_else(|| inflected_head(text, start, word))
+}
+
+/// Endings an English phrase's first word may take when the phrase is a verb and its particle
+/// ("turn off" → "turned off", "turning off", "turns off").
+const VERB_ENDINGS: &[&str] = &["s", "es", "ed", "d", "ing"];
+
+/// Where an English phrase of several words ends if it matches at `start` with its first word
+/// inflected: "make sure the firewall is turned off" does what "turn off" does, and "shut off"
+/// reads in "shutting off". A final silent e gives way to "ing" ("leave on" → "leaving on").
+fn inflected_head(text: &[char], start: usize, word: &[char]) -> Option<usize> {
+    let space = word.iter().position(|&c| c == ' ')?;
+    let (head, rest) = word.split_at(space);
+    if head.len() < 3
+        || !head.iter().all(char::is_ascii_alphabetic)
+        || !rest.iter().all(char::is_ascii)
+    {
+        return None;
+    }
+    if start > 0 && text[start - 1].is_ascii_alphanumeric() {
+        return None;
+    }
+    let silent_e = head.last() == Some(&'e');
+    let stems: &[(&[char], &[&str])] = if silent_e {
+        &[(head, VERB_ENDINGS), (&head[..head.len() - 1], &["ing"])]
+    } else {
+        &[(head, VERB_ENDINGS)]
+    };
+    stems.iter().find_map(|&(stem, endings)| {
+        let end = start + stem.len();
+        if end > text.len() || text[start..end] != *stem {
+            return None;
+        }
+        let tail = text[end..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+        let ending: String = text[end..end + tail].iter().collect();
+        let doubled = doubled(stem, &ending) && ["ed", "ing"].contains(&&ending[1..]);
+        if !(endings.contains(&ending.as_str()) || doubled) {
+            return None;
+        }
+        as_written(text, end + tail, rest)
+    })
+}
+
+/// Where `word` ends if it matches at `start` as the lexicon writes it, with an ending on its
+/// last word only.
+fn as_written(text: &[char], start: usize, word: &[char]) -> Option<usize> {
     let end = start + word.len();
     if word.is_empty() || end > text.len() || text[start..end] != *word {
         return None;
@@ -157,6 +214,37 @@ mod tests {
         let text: Vec<char> = text.chars().collect();
         let word: Vec<char> = word.chars().collect();
         (0..text.len()).any(|s| match_at(&text, s, &word).is_some())
+    }
+
+    fn finds_act(text: &str, word: &str) -> bool {
+        let text: Vec<char> = text.chars().collect();
+        let word: Vec<char> = word.chars().collect();
+        (0..text.len()).any(|s| match_act_at(&text, s, &word).is_some())
+    }
+
+    #[test]
+    fn a_phrasal_verb_takes_its_ending_on_the_verb() {
+        for (text, phrase) in [
+            ("make sure the firewall is turned off", "turn off"),
+            ("try turning off the alarm", "turn off"),
+            ("she turns off the camera", "turn off"),
+            ("keep the parental controls switched off", "switch off"),
+            ("shutting off the gas", "shut off"),
+            ("leaving on the lights", "leave on"),
+            ("we signed up yesterday", "sign up"),
+        ] {
+            assert!(finds_act(text, phrase), "{phrase} in {text}");
+            assert!(!finds(text, phrase), "{phrase} in {text}: not as a word");
+        }
+        for (text, phrase) in [
+            ("return off", "turn off"),
+            ("turner off", "turn off"),
+            ("turned offline", "turn off"),
+            ("turnedoff", "turn off"),
+            ("turned on", "turn off"),
+        ] {
+            assert!(!finds_act(text, phrase), "{phrase} in {text}");
+        }
     }
 
     #[test]

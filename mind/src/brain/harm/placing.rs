@@ -5,7 +5,7 @@
 //! Which places and holders are outsiders' is the lexicon's (`outside_places`, `strangers`).
 
 use super::{
-    a_noun, clause_from, clause_to, compile, negated, places, JA_SEAMS, NOT_AFTER,
+    a_noun, acts, clause_from, clause_to, compile, negated, JA_SEAMS, NOT_AFTER,
     TO_OWNER_RECIPIENTS,
 };
 use crate::brain::features::is_japanese;
@@ -60,7 +60,7 @@ pub(super) fn brought_about(
     let text = |from: usize, to: usize| -> String { sentence[from..to].iter().collect() };
     compile(&harm.states)
         .iter()
-        .flat_map(|w| places(sentence, w).into_iter().map(move |p| (p, w)))
+        .flat_map(|w| acts(sentence, w).into_iter().map(move |p| (p, w)))
         .filter_map(|((s, e), word)| {
             let &(from, to) = clauses.iter().find(|&&(a, b)| a <= s && e <= b)?;
             if negated(sentence, s, e) {
@@ -68,14 +68,17 @@ pub(super) fn brought_about(
             }
             let word: String = word.iter().collect();
             let after = text(e, sentence.len());
-            let outside = if word.chars().any(is_japanese) {
+            // 「…知っていることがないようにして」 brings about its absence.
+            if NOT_AFTER.iter().any(|n| text(e, to).contains(n)) {
+                return None;
+            }
+            let outside = if harm.placings.is_empty() {
+                // A harm that puts its object nowhere is the state itself: "make sure the
+                // firewall stays off".
+                true
+            } else if word.chars().any(is_japanese) {
                 // 「売り手がカード番号を知っているようにして」: the holder or the place is in
                 // the clause before the state, marked by が or に.
-                // 「…知っていることがないようにして」 brings about its absence.
-                let rest = text(e, to);
-                if NOT_AFTER.iter().any(|n| rest.contains(n)) {
-                    return None;
-                }
                 let before = text(from, s);
                 japanese(&lexicon.strangers)
                     .chain(japanese(&lexicon.outside_places))
@@ -109,13 +112,14 @@ pub(super) fn placed(sentence: &[char], harm: &Harm, lexicon: &Lexicon) -> Vec<(
     let outside = &lexicon.outside_places;
     compile(&harm.placings)
         .iter()
-        .flat_map(|w| places(sentence, w))
+        .flat_map(|w| acts(sentence, w))
         .filter(|&(s, e)| !negated(sentence, s, e) && !a_noun(sentence, s))
         .filter(|&(s, e)| {
             // "clear the saved passwords on the library PC": a participle names what is
             // there, it puts nothing anywhere.
             let word: String = sentence[s..e].iter().collect();
-            !(word.ends_with("ed") || ["kept", "left", "written"].contains(&word.as_str()))
+            let verb = word.split(' ').next().unwrap_or("");
+            !(verb.ends_with("ed") || ["kept", "left", "written"].contains(&verb))
         })
         .filter(|&(s, e)| {
             if sentence[s..e].iter().any(|&c| is_japanese(c)) {
