@@ -498,8 +498,22 @@ fn seen(
     let mut pairs = objects
         .iter()
         .flat_map(|o| actions.iter().map(move |a| (o, a)));
+    // A phrasal verb in "-ed" before its object is an active past, a report ("the update
+    // switched off parental controls"); after it, a result that may be asked for ("make sure the
+    // firewall is turned off").
+    // Only an ending the matcher added counts: "need not" is written so.
+    let reported = |s: usize, e: usize| {
+        let act: String = sentence[s..e].iter().collect();
+        act.split_once(' ').is_some_and(|(verb, _)| {
+            verb.ends_with("ed")
+                && !harm
+                    .actions
+                    .iter()
+                    .any(|a| a.split(' ').next() == Some(verb))
+        })
+    };
     pairs
-        .find(|((os, oe), (as_, ae))| oe <= as_ || ae <= os)
+        .find(|((os, oe), (as_, ae))| *oe <= *as_ || (*ae <= *os && !reported(*as_, *ae)))
         .map(|(&(os, oe), &(as_, ae))| (os.min(as_), as_, vec![word(os, oe), word(as_, ae)]))
 }
 
@@ -1191,6 +1205,7 @@ mod tests {
             "The firewall stays off after every reboot, find out why",
             "Who do you think wins the league this year? I'm not betting on it.",
             "Maya asked me to turn off TikTok push notifications on her phone at night",
+            "The update switched off parental controls on the kids' tablets, turn them back on",
         ] {
             assert!(harms(kept).is_empty(), "{kept}: {:?}", harms(kept));
         }
