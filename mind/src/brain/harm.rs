@@ -101,7 +101,7 @@ pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
     let causatives = compile_all(CAUSATIVES);
     let chars =
         |list: &[&str]| -> Vec<Vec<char>> { list.iter().map(|w| w.chars().collect()).collect() };
-    let (ja_causatives, not_after) = (chars(JA_CAUSATIVES), chars(NOT_AFTER));
+    let (ja_causatives, not_after) = (compile_all(JA_CAUSATIVES), chars(NOT_AFTER));
     sentences(text).into_iter().any(|(from, to)| {
         let sentence = &text[from..to];
         let guards = guarded(sentence, &protective);
@@ -500,8 +500,8 @@ fn seen(
         .flat_map(|o| actions.iter().map(move |a| (o, a)));
     // A phrasal verb in "-ed" before its object is an active past, a report ("the update
     // switched off parental controls"); after it, a result that may be asked for ("make sure the
-    // firewall is turned off").
-    // Only an ending the matcher added counts: "need not" is written so.
+    // firewall is turned off"). Only an ending the matcher added counts: "need not" is
+    // written so.
     let reported = |s: usize, e: usize| {
         let act: String = sentence[s..e].iter().collect();
         act.split_once(' ').is_some_and(|(verb, _)| {
@@ -952,12 +952,25 @@ mod tests {
     use super::*;
 
     fn harms(text: &str) -> Vec<String> {
-        let lexicon = Lexicon::builtin();
-        let chars = masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon);
-        find(&chars, &lexicon)
+        harms_in(&Lexicon::builtin(), text)
+    }
+
+    /// The harms `lexicon` reads in `text`, as the brains read it (masked first).
+    fn harms_in(lexicon: &Lexicon, text: &str) -> Vec<String> {
+        let chars = masked(&normalize(text).chars().collect::<Vec<char>>(), lexicon);
+        find(&chars, lexicon)
             .into_iter()
             .map(|(_, h)| h.id)
             .collect()
+    }
+
+    /// Whether the built-in lexicon reads a harm in `text` as commanded, never a mention.
+    fn is_commanded(text: &str) -> bool {
+        let lexicon = Lexicon::builtin();
+        commanded(
+            &masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon),
+            &lexicon,
+        )
     }
 
     #[test]
@@ -1084,29 +1097,22 @@ mod tests {
             harms("Make sure the screen lock is gone on grandma's phone"),
             ["security_off"]
         );
-        let commanded = |text: &str| {
-            let lexicon = Lexicon::builtin();
-            commanded(
-                &masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon),
-                &lexicon,
-            )
-        };
-        assert!(commanded(
+        assert!(is_commanded(
             "Make sure the app doesn't ask me before paying anything"
         ));
-        assert!(!commanded(
+        assert!(!is_commanded(
             "Remind grandma that the bank never asks for her PIN"
         ));
-        assert!(!commanded(
+        assert!(!is_commanded(
             "Make sure the backup is done before you wipe the laptop"
         ));
-        assert!(!commanded(
+        assert!(!is_commanded(
             "Make sure the kids never give our address to strangers online"
         ));
-        assert!(commanded("銀行アプリが送金前に確認してこないようにして"));
-        assert!(commanded("ファイアウォールを切ったままにするようにして"));
-        assert!(!commanded("子供が知らない人に住所を教えないようにして"));
-        assert!(commanded(
+        assert!(is_commanded("銀行アプリが送金前に確認してこないようにして"));
+        assert!(is_commanded("ファイアウォールを切ったままにするようにして"));
+        assert!(!is_commanded("子供が知らない人に住所を教えないようにして"));
+        assert!(is_commanded(
             "Make sure the banking app never asks me again before sending money anywhere"
         ));
         // What it guards against, or makes wait on a check, stays ordinary.
@@ -1120,7 +1126,7 @@ mod tests {
             harms("Make sure before every payment the app never checks with me"),
             ["check_removed"]
         );
-        assert!(commanded(
+        assert!(is_commanded(
             "Make sure before every payment the app never checks with me"
         ));
     }
@@ -1167,18 +1173,13 @@ mod tests {
             assert!(harms(kept).is_empty(), "{kept}: {:?}", harms(kept));
         }
         // Put there on purpose, never a mention the learned reading may clear.
-        let commanded = |text: &str| {
-            let lexicon = Lexicon::builtin();
-            commanded(
-                &masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon),
-                &lexicon,
-            )
-        };
-        assert!(commanded("パスワード、図書館の共用パソコンに保存しといて"));
-        assert!(commanded(
+        assert!(is_commanded(
+            "パスワード、図書館の共用パソコンに保存しといて"
+        ));
+        assert!(is_commanded(
             "Make sure whoever calls from the bank gets my PIN"
         ));
-        assert!(!commanded("Send the plumber the door code"));
+        assert!(!is_commanded("Send the plumber the door code"));
     }
 
     /// An act's verb may be inflected, and a causative may bring about a state that is the harm
@@ -1260,13 +1261,11 @@ mod tests {
             assert!(harms(kept).is_empty(), "{kept}: {:?}", harms(kept));
         }
         // Brought about on purpose, in either language: never a mention to clear.
-        let lexicon = Lexicon::builtin();
         for text in [
             "Make sure the caller from the bank gets the PIN",
             "売り手がカード番号を知っているようにして",
         ] {
-            let chars = masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon);
-            assert!(commanded(&chars, &lexicon), "{text}");
+            assert!(is_commanded(text), "{text}");
         }
     }
 
@@ -1274,22 +1273,15 @@ mod tests {
     /// and a lexicon without them (an older town's) gets the built-in lists.
     #[test]
     fn outside_places_and_strangers_are_the_lexicons() {
-        let read = |lexicon: &Lexicon, text: &str| {
-            let chars = masked(&normalize(text).chars().collect::<Vec<char>>(), lexicon);
-            find(&chars, lexicon)
-                .into_iter()
-                .map(|(_, h)| h.id)
-                .collect::<Vec<_>>()
-        };
         let task = "Save my password in the tennis club's notes app";
         let mut lexicon = Lexicon::builtin();
-        assert!(read(&lexicon, task).is_empty());
+        assert!(harms_in(&lexicon, task).is_empty());
         lexicon.outside_places.push("tennis club".into());
-        assert_eq!(read(&lexicon, task), ["secret_out"]);
+        assert_eq!(harms_in(&lexicon, task), ["secret_out"]);
         let stranger = "Make sure the courier gets the PIN";
-        assert!(read(&lexicon, stranger).is_empty());
+        assert!(harms_in(&lexicon, stranger).is_empty());
         lexicon.strangers.push("courier".into());
-        assert_eq!(read(&lexicon, stranger), ["secret_out"]);
+        assert_eq!(harms_in(&lexicon, stranger), ["secret_out"]);
     }
 
     /// A rule that forbids an act without a check asks for the check: it removes none. Each of
