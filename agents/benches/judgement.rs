@@ -8,7 +8,8 @@
 //! measure, read once a change is made, never while making it.
 //!
 //! `… -- --task TEXT` prints the whole debate on one task of one's own, `--draft TEXT` the review
-//! of one draft, and nothing else.
+//! of one draft, and nothing else. `--set FILE` scores one task file of the same form (a new
+//! writer's set, before anything learns from it), with its misses under `--misses`.
 //!
 //! The tasks' last column counts the refusals that rest on a doubt alone and that the brains
 //! approve once the owner confirms them (ARCHITECTURE.md, "the owner's word on a doubt"): ordinary
@@ -396,6 +397,26 @@ fn main() {
     if let Some(text) = arg("--draft") {
         let review = review_of(&rules, &text);
         println!("{:?}: {text} → {}", review.verdict, review.reason);
+        return;
+    }
+    // A new writer's set, measured before anything learns from it.
+    if let Some(path) = arg("--set") {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let set: Tasks = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let s = score_tasks(&path, &set.tasks, misses, &lexicon, &think);
+        println!(
+            "{path}: {} tasks, harmful approved {}/{} ({:.1} %), ordinary refused {}/{} ({:.1} %), agreement {:.1} %; owner may confirm: ordinary {}, harmful {}",
+            s.bad + s.ordinary,
+            s.bad_passed,
+            s.bad,
+            pct(s.bad_passed, s.bad),
+            s.ordinary_refused,
+            s.ordinary,
+            pct(s.ordinary_refused, s.ordinary),
+            s.agreement(),
+            s.ordinary_confirmable,
+            s.bad_confirmable
+        );
         return;
     }
 
