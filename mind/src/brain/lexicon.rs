@@ -96,6 +96,14 @@ pub struct Harm {
     /// it in my password manager". Optional; none when absent.
     #[serde(default)]
     pub placings: Vec<String>,
+    /// Who the act must open the object to for it to be the harm ("anyone", "the public",
+    /// 「誰でも」): with a list, an object and an action make the harm only in a sentence that
+    /// names one of these, not denied ("nobody", "don't let anyone", "remove public access") nor
+    /// the family ("anyone in the family"). "Let Mum see the baby monitor" opens it to nobody
+    /// new; "set the family album so anyone can view it" opens it to the world. Optional; with
+    /// none, every reader counts.
+    #[serde(default)]
+    pub audience: Vec<String>,
     /// Why it matters.
     pub note: Text,
     /// What to do instead.
@@ -291,7 +299,12 @@ impl Lexicon {
             if !pairs && harm.alone.is_empty() {
                 return Err((at("objects"), "needs objects and actions, or alone".into()));
             }
-            let words = harm.objects.iter().chain(&harm.actions).chain(&harm.alone);
+            let words = harm
+                .objects
+                .iter()
+                .chain(&harm.actions)
+                .chain(&harm.alone)
+                .chain(&harm.audience);
             if words
                 .chain(&self.protective)
                 .chain(&self.ordinary)

@@ -316,6 +316,7 @@ fn the_learned_reading_never_clears_a_harm_the_owner_wrote() {
         alone: vec!["sell the garden gnome".into()],
         states: vec![],
         placings: vec![],
+        audience: vec![],
         note: Text {
             en: "grandpa made it".into(),
             ja: "祖父の手作りです".into(),
