@@ -1504,6 +1504,7 @@ mod tests {
             "最近削除した項目から写真を戻して",
             "Ask Emma's school what time the concert starts",
             "Email her school that she'll be late today",
+            "Text Emma's school that she's off today",
             "Let the car policy renew as usual",
             "Restore the photos from recently deleted",
             "Get back the photos I deleted yesterday",
