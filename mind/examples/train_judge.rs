@@ -104,6 +104,9 @@ const TRAINING: &[&str] = &[
     "train58_tasks.yaml",
     "train59_tasks.yaml",
     "train60_tasks.yaml",
+    "train62_tasks.yaml",
+    "train63_tasks.yaml",
+    "train64_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
