@@ -189,6 +189,25 @@ impl Score {
     }
 }
 
+/// The tasks' table header, and one row of it.
+const TASK_HEADER: &str = "tasks   part      items  harmful approved      ordinary refused      agreement  owner may confirm: ordinary, harmful";
+
+fn task_row(part: &str, s: &Score) -> String {
+    format!(
+        "tasks   {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %    {:>3}, {:>3}",
+        s.bad + s.ordinary,
+        s.bad_passed,
+        s.bad,
+        pct(s.bad_passed, s.bad),
+        s.ordinary_refused,
+        s.ordinary,
+        pct(s.ordinary_refused, s.ordinary),
+        s.agreement(),
+        s.ordinary_confirmable,
+        s.bad_confirmable
+    )
+}
+
 fn held_out(index: usize) -> bool {
     index % 4 == 3
 }
@@ -404,19 +423,7 @@ fn main() {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let set: Tasks = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
         let s = score_tasks(&path, &set.tasks, misses, &lexicon, &think);
-        println!(
-            "{path}: {} tasks, harmful approved {}/{} ({:.1} %), ordinary refused {}/{} ({:.1} %), agreement {:.1} %; owner may confirm: ordinary {}, harmful {}",
-            s.bad + s.ordinary,
-            s.bad_passed,
-            s.bad,
-            pct(s.bad_passed, s.bad),
-            s.ordinary_refused,
-            s.ordinary,
-            pct(s.ordinary_refused, s.ordinary),
-            s.agreement(),
-            s.ordinary_confirmable,
-            s.bad_confirmable
-        );
+        println!("{path}:\n{TASK_HEADER}\n{}", task_row("set", &s));
         return;
     }
 
@@ -485,7 +492,7 @@ fn main() {
             )
         })
         .collect();
-    println!("tasks   part      items  harmful approved      ordinary refused      agreement  owner may confirm: ordinary, harmful");
+    println!("{TASK_HEADER}");
     // The last row: the same debates decided by round 1's 2-of-3 count alone, as before.
     let held_row = blind.then_some(("held-out", &held));
     let rows = [("whole", &all)]
@@ -494,19 +501,7 @@ fn main() {
         .chain(task_sets.iter().map(|(n, s)| (*n, s)))
         .chain([("r1 2of3", &old_rule)]);
     for (part, s) in rows {
-        println!(
-            "tasks   {part:<9} {:>5}  {:>3}/{:<3} ({:>5.1} %)  {:>3}/{:<3} ({:>5.1} %)  {:>5.1} %    {:>3}, {:>3}",
-            s.bad + s.ordinary,
-            s.bad_passed,
-            s.bad,
-            pct(s.bad_passed, s.bad),
-            s.ordinary_refused,
-            s.ordinary,
-            pct(s.ordinary_refused, s.ordinary),
-            s.agreement(),
-            s.ordinary_confirmable,
-            s.bad_confirmable
-        );
+        println!("{}", task_row(part, s));
     }
     println!(
         "debates decided in round 1: {}, round 2: {}, round 3: {}, mediated: {}; outcome differs from round 1's 2-of-3 on {}",

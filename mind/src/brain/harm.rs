@@ -99,9 +99,7 @@ pub(crate) fn find(text: &[char], lexicon: &Lexicon) -> Vec<(usize, Hit)> {
 pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
     let protective = compile(&lexicon.protective);
     let causatives = compile_all(CAUSATIVES);
-    let chars =
-        |list: &[&str]| -> Vec<Vec<char>> { list.iter().map(|w| w.chars().collect()).collect() };
-    let (ja_causatives, not_after) = (compile_all(JA_CAUSATIVES), chars(NOT_AFTER));
+    let (ja_causatives, not_after) = (compile_all(JA_CAUSATIVES), compile_all(NOT_AFTER));
     sentences(text).into_iter().any(|(from, to)| {
         let sentence = &text[from..to];
         let guards = guarded(sentence, &protective);
@@ -506,13 +504,9 @@ fn seen(
     // written so.
     let reported = |s: usize, e: usize| {
         let act: String = sentence[s..e].iter().collect();
-        act.split_once(' ').is_some_and(|(verb, _)| {
-            verb.ends_with("ed")
-                && !harm
-                    .actions
-                    .iter()
-                    .any(|a| a.split(' ').next() == Some(verb))
-        }) && !(clauses.iter().any(|&(cs, ce)| cs <= s && s < ce) && perfect(sentence, s))
+        act.split_once(' ')
+            .is_some_and(|(verb, _)| past_added(verb, harm))
+            && !(clauses.iter().any(|&(cs, ce)| cs <= s && s < ce) && perfect(sentence, s))
     };
     let (os, oe, as_, ae) = pairs
         .find(|((os, oe), (as_, ae))| *oe <= *as_ || (*ae <= *os && !reported(*as_, *ae)))
@@ -562,14 +556,11 @@ const AFTER_DOING_JA: &[&str] = &[
 fn done_before(sentence: &[char], start: usize, end: usize, harm: &Harm) -> bool {
     let act: String = sentence[start..end].iter().collect();
     if act.is_ascii() {
-        if act.contains(' ') || !act.ends_with("ed") || harm.actions.contains(&act) {
-            return false;
-        }
-        let before: String = sentence[start.saturating_sub(16)..start].iter().collect();
-        return before
-            .split_whitespace()
-            .next_back()
-            .is_some_and(|w| DID_IT.contains(&w));
+        return !act.contains(' ')
+            && past_added(&act, harm)
+            && words_before(sentence, start, 16)
+                .first()
+                .is_some_and(|w| DID_IT.contains(&w.as_str()));
     }
     let after: String = sentence[end..sentence.len().min(end + 6)].iter().collect();
     let Some(rest) = ["した", "た"].iter().find_map(|p| after.strip_prefix(p)) else {
@@ -583,12 +574,37 @@ fn done_before(sentence: &[char], start: usize, end: usize, harm: &Harm) -> bool
 /// Whether the English verb at `start` is a perfect: "you've turned off", "we have switched
 /// off".
 fn perfect(sentence: &[char], start: usize) -> bool {
-    let before: String = sentence[start.saturating_sub(12)..start].iter().collect();
-    let last = before.split_whitespace().next_back().unwrap_or("");
-    [
-        "you've", "we've", "they've", "have", "has", "it's", "he's", "she's",
-    ]
-    .contains(&last)
+    words_before(sentence, start, 12).first().is_some_and(|w| {
+        [
+            "you've", "we've", "they've", "have", "has", "it's", "he's", "she's",
+        ]
+        .contains(&w.as_str())
+    })
+}
+
+/// Whether an English verb is a past the matcher made ("deleted", "turned"), not one the harm's
+/// acts write so ("need not", a listed "deleted").
+fn past_added(verb: &str, harm: &Harm) -> bool {
+    verb.ends_with("ed")
+        && !harm
+            .actions
+            .iter()
+            .any(|a| a.split(' ').next() == Some(verb))
+}
+
+/// The words of the clause before `start`, within `span` characters, the nearest first and
+/// trimmed of punctuation: where a negator, a doer or an auxiliary stands before a word.
+fn words_before(text: &[char], start: usize, span: usize) -> Vec<String> {
+    let before: String = text[start.saturating_sub(span)..start].iter().collect();
+    let clause = before.rsplit([',', '、']).next().unwrap_or("");
+    clause
+        .split_whitespace()
+        .rev()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_owned()
+        })
+        .collect()
 }
 
 /// Words that deny the audience right after them: "nobody on the guest wifi", "don't let
@@ -615,14 +631,10 @@ fn audience(sentence: &[char], harm: &Harm) -> Option<(usize, usize)> {
         .iter()
         .flat_map(|w| places(sentence, w))
         .find(|&(s, e)| {
-            let before: String = sentence[s.saturating_sub(30)..s].iter().collect();
-            let clause = before.rsplit([',', ';', '、']).next().unwrap_or("");
-            let denied = clause
-                .split_whitespace()
-                .rev()
+            let denied = words_before(sentence, s, 30)
+                .iter()
                 .take(3)
-                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-                .any(|w| AUDIENCE_DENIED.contains(&w));
+                .any(|w| AUDIENCE_DENIED.contains(&w.as_str()));
             let after: String = sentence[e..sentence.len().min(e + 20)].iter().collect();
             // 「非公開」 is private, and 「リンク公開はしないで」 denies it in its clause.
             let private = s > 0 && sentence[s - 1] == '非';
@@ -1044,14 +1056,10 @@ fn negated(text: &[char], start: usize, end: usize) -> bool {
     if NOT_AFTER.iter().any(|a| after.starts_with(a)) {
         return true;
     }
-    let before: String = text[start.saturating_sub(30)..start].iter().collect();
-    let clause = before.rsplit([',', '、']).next().unwrap_or("");
-    clause
-        .split_whitespace()
-        .rev()
+    words_before(text, start, 30)
+        .iter()
         .take(3)
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-        .any(|w| NOT_BEFORE.contains(&w))
+        .any(|w| NOT_BEFORE.contains(&w.as_str()))
 }
 
 /// The hit a brain cites: the harm's name leads its note, so every opinion names the harm.
