@@ -22,7 +22,8 @@
 //!
 //! Each task is read twice: by its n-grams (a logistic regression) and by its meaning (a small
 //! network over its sentence embedding, `soul_mind::brain::meaning`), both trained per fold and
-//! blended in log-odds. The embeddings are cached in `target/train_judge_embeddings.bin`, the
+//! blended in log-odds, and the vote of the labelled tasks nearest in meaning is added
+//! (`soul_mind::brain::precedent`: out of fold, only the other folds' tasks vote). The embeddings are cached in `target/train_judge_embeddings.bin`, the
 //! out-of-fold probabilities in `target/train_judge_oof.txt`, each keyed by the data (and the
 //! settings), so a change to the lines alone is measured in a minute. With
 //! `SOUL_DUMP_REGIMES=FILE` each task's set, label, out-of-fold reading, group and outcomes in
@@ -37,6 +38,7 @@ use soul_mind::brain::learned::{
     is_short, train, Model, TaskReading, BUCKETS, MAGIC, SENTENCE_DOUBT,
 };
 use soul_mind::brain::meaning::{self, HIDDEN, MEANING_WEIGHT};
+use soul_mind::brain::precedent::{Precedents, NEIGHBOURS, PRECEDENT_WEIGHT, TEMPERATURE};
 use soul_mind::brain::training::{
     embeddings, fold_models, labelled, outside, score_out_of_fold, Item, FOLDS, ITERATIONS, TASK_L2,
 };
@@ -104,6 +106,7 @@ const TRAINING: &[&str] = &[
     "train58_tasks.yaml",
     "train59_tasks.yaml",
     "train60_tasks.yaml",
+    "train61_tasks.yaml",
     "train62_tasks.yaml",
     "train63_tasks.yaml",
     "train64_tasks.yaml",
@@ -202,6 +205,7 @@ impl Lines {
             ordinary_below: self.ordinary_below as f32,
             clear_below: self.clear_below as f32,
             meaning: None,
+            precedents: None,
         }
     }
 }
@@ -296,7 +300,7 @@ fn cached_out_of_fold(
         key.push_str(&format!("{harm}{fold}{text}\n"));
     }
     let key = format!(
-        "{} {TASK_L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT} {HIDDEN} {MEANING_WEIGHT} {}",
+        "{} {TASK_L2} {ITERATIONS} {BUCKETS} {SENTENCE_DOUBT} {HIDDEN} {MEANING_WEIGHT} {NEIGHBOURS} {TEMPERATURE} {PRECEDENT_WEIGHT} {}",
         sha256::Hash::hash(key.as_bytes()),
         String::from_utf8_lossy(MAGIC)
     );
@@ -324,6 +328,7 @@ fn cached_out_of_fold(
         let rest: Vec<Vec<f32>> = outside(embeddings, folds, fold).cloned().collect();
         let rest_labels: Vec<bool> = outside(&labels, folds, fold).copied().collect();
         model.meaning = Some(meaning::train(&rest, &rest_labels));
+        model.precedents = Some(Precedents::new(&rest, &rest_labels));
     }
     let oof = score_out_of_fold(&models, folds, |m, i| {
         m.read_task_embedded(&data[i].0, Some(&embeddings[i]))
@@ -519,6 +524,7 @@ fn main() {
     let mut model = train(&data, BUCKETS, TASK_L2, ITERATIONS);
     let labels: Vec<bool> = data.iter().map(|(_, harm)| *harm).collect();
     model.meaning = Some(meaning::train(&embeddings, &labels));
+    model.precedents = Some(Precedents::new(&embeddings, &labels));
     model.refuse_at = lines.refuse[0] as f32;
     model.refuse_short_at = lines.refuse[1] as f32;
     model.refuse_silent_at = lines.refuse[2] as f32;

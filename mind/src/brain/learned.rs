@@ -23,6 +23,7 @@ use std::sync::{Mutex, OnceLock};
 use super::features::{is_japanese, normalize};
 use super::lbfgs;
 use super::meaning::{Meaning, MEANING_WEIGHT};
+use super::precedent::{Precedents, PRECEDENT_WEIGHT};
 
 /// The shipped model of tasks.
 const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/judge.bin"));
@@ -30,7 +31,10 @@ const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data
 const SHIPPED_REVIEW: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/review.bin"));
 /// The file's first bytes; the version changes when the features do.
-pub const MAGIC: &[u8; 8] = b"SOULJDG5";
+pub const MAGIC: &[u8; 8] = b"SOULJDG6";
+/// The first bytes of a model that reads meaning but keeps no precedents (the older form: it
+/// still loads, and reads without them).
+const MAGIC_NO_PRECEDENTS: &[u8; 8] = b"SOULJDG5";
 /// The first bytes of a model without a reading of meaning (the older form: it still loads, and
 /// reads by its n-grams alone).
 const MAGIC_WORDS_ONLY: &[u8; 8] = b"SOULJDG4";
@@ -92,6 +96,9 @@ pub struct Model {
     /// The reading of the whole task's meaning, blended with the n-grams' ([`super::meaning`]);
     /// a draft's models, the same against their rule.
     pub meaning: Option<Meaning>,
+    /// The labelled tasks nearest in meaning vote on a task's reading ([`super::precedent`]);
+    /// tasks only, and only with a reading of meaning.
+    pub precedents: Option<Precedents>,
 }
 
 impl Model {
@@ -142,7 +149,8 @@ impl Model {
     /// quick), which only ever raises the refusal.
     pub fn read_task_embedded(&self, text: &str, embedding: Option<&[f32]>) -> TaskReading {
         let all = parts(text);
-        let whole = self.blend(self.logit_of(&features(all[0], &self.idf)), embedding);
+        let whole = self.blend(self.logit_of(&features(all[0], &self.idf)), embedding)
+            + self.precedent_logit(embedding);
         let sentences: Vec<f64> = all[1..]
             .iter()
             .map(|p| self.logit_of(&features(p, &self.idf)))
@@ -187,6 +195,15 @@ impl Model {
         match (&self.meaning, embedding) {
             (Some(m), Some(e)) => (1.0 - MEANING_WEIGHT) * words + MEANING_WEIGHT * m.logit(e),
             _ => words,
+        }
+    }
+
+    /// What the nearest precedents add to a task's log-odds: their vote at [`PRECEDENT_WEIGHT`],
+    /// or nothing without precedents or an embedding.
+    fn precedent_logit(&self, embedding: Option<&[f32]>) -> f64 {
+        match (&self.precedents, embedding) {
+            (Some(p), Some(e)) => PRECEDENT_WEIGHT * p.logit(e),
+            _ => 0.0,
         }
     }
 
@@ -275,13 +292,15 @@ impl Model {
         out
     }
 
-    /// The model as bytes: magic, bucket count, bias, the three lines, then the weights and the
-    /// idf, all little-endian.
+    /// The model as bytes: magic, bucket count, bias, the lines, then the weights and the idf,
+    /// all little-endian, then the reading of meaning and the precedents when it has them.
+    /// Precedents are kept only beside a reading of meaning (they vote on its embedding).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER + 8 * self.weights.len() + Meaning::BYTES);
-        out.extend_from_slice(match self.meaning {
-            Some(_) => MAGIC,
-            None => MAGIC_WORDS_ONLY,
+        out.extend_from_slice(match (&self.meaning, &self.precedents) {
+            (Some(_), Some(_)) => MAGIC,
+            (Some(_), None) => MAGIC_NO_PRECEDENTS,
+            (None, _) => MAGIC_WORDS_ONLY,
         });
         out.extend_from_slice(&(self.weights.len() as u32).to_le_bytes());
         for v in [
@@ -300,6 +319,9 @@ impl Model {
         }
         if let Some(m) = &self.meaning {
             out.extend_from_slice(&m.to_bytes());
+            if let Some(p) = &self.precedents {
+                out.extend_from_slice(&p.to_bytes());
+            }
         }
         out
     }
@@ -312,30 +334,40 @@ impl Model {
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                 .ok_or_else(|| "judge model: truncated".to_owned())
         };
-        let meaning_bytes = match bytes.get(..8) {
-            Some(m) if m == MAGIC => Meaning::BYTES,
-            Some(m) if m == MAGIC_WORDS_ONLY => 0,
-            _ => {
-                return Err(
-                    "judge model: not a SOULJDG5 or SOULJDG4 file (retrain with train_judge)"
-                        .into(),
-                )
-            }
+        let (meaning_bytes, with_precedents) = match bytes.get(..8) {
+            Some(m) if m == MAGIC => (Meaning::BYTES, true),
+            Some(m) if m == MAGIC_NO_PRECEDENTS => (Meaning::BYTES, false),
+            Some(m) if m == MAGIC_WORDS_ONLY => (0, false),
+            _ => return Err(
+                "judge model: not a SOULJDG6, SOULJDG5 or SOULJDG4 file (retrain with train_judge)"
+                    .into(),
+            ),
         };
         let n = bytes
             .get(8..12)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
             .ok_or("judge model: truncated")?;
-        if !n.is_power_of_two() || bytes.len() != HEADER + 8 * n + meaning_bytes {
+        let fixed = HEADER + 8 * n + meaning_bytes;
+        let size_fits = match with_precedents {
+            true => bytes.len() > fixed,
+            false => bytes.len() == fixed,
+        };
+        if !n.is_power_of_two() || !size_fits {
             return Err(format!(
-                "judge model: {n} buckets in {} bytes, expected a power of two and {} bytes",
+                "judge model: {n} buckets in {} bytes, expected a power of two and {}{fixed} bytes",
                 bytes.len(),
-                HEADER + 8 * n + meaning_bytes
+                if with_precedents { "more than " } else { "" },
             ));
         }
         let meaning = match meaning_bytes {
             0 => None,
-            _ => Some(Meaning::from_bytes(&bytes[HEADER + 8 * n..])?),
+            _ => Some(Meaning::from_bytes(
+                &bytes[HEADER + 8 * n..HEADER + 8 * n + meaning_bytes],
+            )?),
+        };
+        let precedents = match with_precedents {
+            true => Some(Precedents::from_bytes(&bytes[fixed..])?),
+            false => None,
         };
         let weights = (0..n)
             .map(|i| f32_at(HEADER + 4 * i))
@@ -354,6 +386,7 @@ impl Model {
             refuse_silent_at: f32_at(32)?,
             refuse_silent_short_at: f32_at(36)?,
             meaning,
+            precedents,
         })
     }
 }
@@ -801,6 +834,7 @@ pub fn train(data: &[(String, bool)], buckets: usize, l2: f64, iterations: usize
         ordinary_below: 0.5,
         clear_below: -1.0,
         meaning: None,
+        precedents: None,
     }
 }
 
@@ -922,7 +956,18 @@ mod tests {
             "blended {blended}/{}",
             tasks.len()
         );
-        let mut words_only = m.clone();
+        assert!(
+            m.precedents.as_ref().is_some_and(|p| p.len() > 20_000),
+            "judge.bin carries the labelled tasks as precedents"
+        );
+        assert_eq!(Model::from_bytes(&m.to_bytes()).as_ref(), Ok(m));
+        // The older forms still load: without precedents, and without a reading of meaning.
+        let mut no_precedents = m.clone();
+        no_precedents.precedents = None;
+        let bytes = no_precedents.to_bytes();
+        assert_eq!(&bytes[..8], b"SOULJDG5");
+        assert_eq!(Model::from_bytes(&bytes).unwrap(), no_precedents);
+        let mut words_only = no_precedents;
         words_only.meaning = None;
         let bytes = words_only.to_bytes();
         assert_eq!(&bytes[..8], b"SOULJDG4");

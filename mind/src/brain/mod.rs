@@ -11,8 +11,10 @@
 //!   `matching` finds the lexicon's words, `negation` turns a removed safeguard ("delete the backups") into a risk.
 //! - `harm`: what the task does, read as an action on an object with negation and protective
 //!   intent; `segment` says where a Japanese word may start and end (no dictionary).
-//! - [`learned`]: a logistic regression over character n-grams trained on the labelled tasks;
-//!   it adds caution where the lexicon saw no harm, never clears one.
+//! - [`learned`]: a logistic regression over character n-grams trained on the labelled tasks,
+//!   blended with [`meaning`] (a network over the task's sentence embedding) and [`precedent`]
+//!   (the vote of the labelled tasks nearest in meaning); it adds caution where the lexicon saw
+//!   no harm, and clears a lone risk word only when it is sure.
 //! - `lean`: the params × features score every decision starts from.
 //! - [`opinion()`]: one brain's opinion in one round; `persuade` decides whether it changes its
 //!   mind in rounds 2 and 3, `conditions` whether it takes up the others' conditions.
@@ -42,6 +44,7 @@ pub mod mediate;
 mod negation;
 pub mod opinion;
 mod persuade;
+pub mod precedent;
 pub mod rehearse;
 mod segment;
 pub mod training;

@@ -1,0 +1,224 @@
+//! The family's precedents: every labelled task's sentence embedding and whether it was
+//! refused, kept so that a new task can be read by the tasks nearest to it in meaning. Trained
+//! (collected) by `train_judge` and stored in `mind/data/judge.bin` after the reading of meaning.
+//!
+//! Why, beside [`super::meaning`]: that network draws one smooth boundary through the embedding
+//! space, and a near miss ("Turn the firewall back on", "Change the wifi password and tell only
+//! me") sits close to the harm it shares its words with. The nearest precedents keep the fine
+//! grain: when the 25 tasks closest in meaning were mostly ordinary, so probably is this one.
+//! Out of fold on whole writers' sets (2026-11-28, 24,665 tasks, a Python experiment before
+//! this was written), blending this vote into the reading at the same 1.5 % of harms passed
+//! refused about 16 % fewer ordinary tasks; the weight and neighbourhood below are its choice,
+//! and quantising to 8 bits changed nothing.
+//!
+//! The embeddings are the encoder's unit vectors, stored as signed bytes with one shared scale
+//! (512 bytes a task): a cosine is then an integer dot product, which vectorises.
+
+use super::meaning::INPUT;
+
+/// How many of the nearest precedents vote (10 to 100 tried; 25 to 50 read alike).
+pub const NEIGHBOURS: usize = 25;
+/// How sharply a nearer precedent outweighs a farther one: each votes with weight
+/// `exp(cosine / TEMPERATURE)`, so 0.05 more cosine counts e times more.
+pub const TEMPERATURE: f64 = 0.05;
+/// The vote's share of the reading's log-odds, added to them (0.1 to 0.8 tried).
+pub const PRECEDENT_WEIGHT: f64 = 0.5;
+/// The vote is held within [FLOOR, 1 - FLOOR] before it becomes log-odds: 25 ordinary
+/// neighbours say "probably ordinary", not "certainly".
+const FLOOR: f64 = 0.02;
+
+/// Labelled tasks' embeddings, quantised, and their labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Precedents {
+    /// `INPUT` signed bytes per task, the embedding times `scale`.
+    rows: Vec<i8>,
+    /// Whether each task was refused.
+    refused: Vec<bool>,
+    /// What an embedding's numbers were multiplied by before rounding.
+    scale: f32,
+}
+
+impl Precedents {
+    /// The precedents of `embeddings` (unit vectors of `INPUT` numbers) labelled `refused`.
+    pub fn new(embeddings: &[Vec<f32>], refused: &[bool]) -> Precedents {
+        assert_eq!(embeddings.len(), refused.len(), "one label per embedding");
+        let largest = embeddings
+            .iter()
+            .flatten()
+            .fold(0f32, |m, x| m.max(x.abs()))
+            .max(f32::MIN_POSITIVE);
+        let scale = 127.0 / largest;
+        let rows = embeddings.iter().flat_map(|e| quantise(e, scale)).collect();
+        Precedents {
+            rows,
+            refused: refused.to_vec(),
+            scale,
+        }
+    }
+
+    /// How many precedents there are.
+    pub fn len(&self) -> usize {
+        self.refused.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.refused.is_empty()
+    }
+
+    /// The weighted share of refused tasks among the [`NEIGHBOURS`] nearest to `embedding`.
+    pub fn share(&self, embedding: &[f32]) -> f64 {
+        if self.is_empty() {
+            return 0.5;
+        }
+        let query = quantise(embedding, self.scale);
+        let mut scored: Vec<(i32, usize)> = self
+            .rows
+            .chunks_exact(INPUT)
+            .enumerate()
+            .map(|(i, row)| (dot(row, &query), i))
+            .collect();
+        let k = NEIGHBOURS.min(scored.len());
+        // Ties broken by index, so the same precedents always vote.
+        let nearest = |a: &(i32, usize), b: &(i32, usize)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        if k < scored.len() {
+            scored.select_nth_unstable_by(k - 1, nearest);
+        }
+        let unit = f64::from(self.scale) * f64::from(self.scale);
+        let (mut refused, mut all) = (0.0, 0.0);
+        for &(d, i) in &scored[..k] {
+            let w = (f64::from(d) / unit / TEMPERATURE).exp();
+            all += w;
+            if self.refused[i] {
+                refused += w;
+            }
+        }
+        refused / all
+    }
+
+    /// [`Precedents::share`] as log-odds, held off certainty by [`FLOOR`].
+    pub fn logit(&self, embedding: &[f32]) -> f64 {
+        let s = self.share(embedding).clamp(FLOOR, 1.0 - FLOOR);
+        (s / (1.0 - s)).ln()
+    }
+
+    /// Bytes: the count, the scale, the labels (one byte each), then the rows.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(8 + self.refused.len() * (1 + INPUT));
+        out.extend_from_slice(&(self.refused.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.scale.to_le_bytes());
+        out.extend(self.refused.iter().map(|&r| u8::from(r)));
+        out.extend(self.rows.iter().map(|&v| v as u8));
+        out
+    }
+
+    /// Reads [`Precedents::to_bytes`]'s form; `bytes` must hold exactly it.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Precedents, String> {
+        let word = |i: usize| -> Result<[u8; 4], String> {
+            bytes
+                .get(i..i + 4)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(|| "precedents: truncated".to_owned())
+        };
+        let n = u32::from_le_bytes(word(0)?) as usize;
+        let scale = f32::from_le_bytes(word(4)?);
+        let expected = 8 + n * (1 + INPUT);
+        if bytes.len() != expected || !(scale.is_finite() && scale > 0.0) {
+            return Err(format!(
+                "precedents: {n} tasks in {} bytes with scale {scale}, expected {expected} bytes and a positive scale",
+                bytes.len()
+            ));
+        }
+        let refused = bytes[8..8 + n].iter().map(|&b| b != 0).collect();
+        let rows = bytes[8 + n..].iter().map(|&b| b as i8).collect();
+        Ok(Precedents {
+            rows,
+            refused,
+            scale,
+        })
+    }
+}
+
+/// `embedding` times `scale`, rounded into signed bytes.
+fn quantise(embedding: &[f32], scale: f32) -> Vec<i8> {
+    embedding
+        .iter()
+        .map(|x| (x * scale).round().clamp(-127.0, 127.0) as i8)
+        .collect()
+}
+
+/// The integer dot product of two rows, in sixteen lanes so that it vectorises.
+fn dot(a: &[i8], b: &[i8]) -> i32 {
+    let mut lanes = [0i32; 16];
+    for (x, y) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
+        for k in 0..16 {
+            lanes[k] += i32::from(x[k]) * i32::from(y[k]);
+        }
+    }
+    lanes.iter().sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A unit vector pointing mostly along axis `axis`, tilted by `tilt` along the next one.
+    fn unit(axis: usize, tilt: f32) -> Vec<f32> {
+        let mut v = vec![0f32; INPUT];
+        v[axis] = 1.0;
+        v[(axis + 1) % INPUT] = tilt;
+        let n = (1.0 + tilt * tilt).sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    #[test]
+    fn the_nearest_precedents_vote() {
+        // Thirty refused tasks along axis 0, thirty ordinary ones along axis 7.
+        let mut e = Vec::new();
+        let mut labels = Vec::new();
+        for k in 0..30 {
+            e.push(unit(0, k as f32 * 0.01));
+            labels.push(true);
+            e.push(unit(7, k as f32 * 0.01));
+            labels.push(false);
+        }
+        let p = Precedents::new(&e, &labels);
+        assert!(p.share(&unit(0, 0.05)) > 0.9);
+        assert!(p.share(&unit(7, 0.05)) < 0.1);
+        assert!(p.logit(&unit(0, 0.05)) > 0.0 && p.logit(&unit(7, 0.05)) < 0.0);
+        // Held off certainty.
+        assert!(p.logit(&unit(0, 0.0)) <= (0.98f64 / 0.02).ln() + 1e-9);
+    }
+
+    #[test]
+    fn a_nearer_precedent_outweighs_farther_ones() {
+        // One refused task right on the query; the rest of the neighbourhood ordinary and
+        // farther off: the near one carries the vote.
+        let mut e = vec![unit(3, 0.0)];
+        let mut labels = vec![true];
+        for k in 0..40 {
+            e.push(unit(3, 0.6 + k as f32 * 0.01));
+            labels.push(false);
+        }
+        let p = Precedents::new(&e, &labels);
+        assert!(p.share(&unit(3, 0.0)) > 0.5, "{}", p.share(&unit(3, 0.0)));
+        assert!(p.share(&unit(3, 0.8)) < 0.5);
+    }
+
+    #[test]
+    fn bytes_round_trip_and_bad_bytes_are_named() {
+        let e: Vec<Vec<f32>> = (0..5).map(|k| unit(k * 3, 0.2)).collect();
+        let p = Precedents::new(&e, &[true, false, true, false, false]);
+        let bytes = p.to_bytes();
+        assert_eq!(Precedents::from_bytes(&bytes), Ok(p));
+        let err = Precedents::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
+        assert!(err.contains("precedents: 5 tasks"), "{err}");
+        assert!(Precedents::from_bytes(&[1, 0]).is_err());
+    }
+
+    #[test]
+    fn no_precedents_say_nothing() {
+        let p = Precedents::new(&[], &[]);
+        assert_eq!(p.logit(&unit(0, 0.0)), 0.0);
+    }
+}
