@@ -29,6 +29,8 @@
 //! - `table`: the packed embedding rows.
 //! - `matrix`: dense weights and the `out += x @ W` kernel.
 //! - `network`: the forward pass.
+//! - [`index`]: embeddings quantised to bytes and searched by cosine, for callers that keep
+//!   labelled sentences (the built-in mind's precedents).
 //! - [`error`]: the crate's [`Error`], for data that cannot be read.
 //!
 //! **Architecture invariant:** pure computation. No I/O, no threads, no `unsafe`; the only
@@ -39,6 +41,7 @@
 
 pub mod error;
 mod format;
+pub mod index;
 mod matrix;
 mod network;
 mod table;

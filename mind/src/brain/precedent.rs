@@ -11,10 +11,10 @@
 //! refused about 16 % fewer ordinary tasks; the weight and neighbourhood below are its choice,
 //! and quantising to 8 bits changed nothing.
 //!
-//! The embeddings are the encoder's unit vectors, stored as signed bytes with one shared scale
-//! (512 bytes a task): a cosine is then an integer dot product, which vectorises.
+//! The embeddings are kept as `soul_encoder::index::Index` keeps them: 512 signed bytes a task,
+//! searched by cosine.
 
-use super::meaning::INPUT;
+use soul_encoder::index::Index;
 
 /// How many of the nearest precedents vote (10 to 100 tried; 25 to 50 read alike).
 pub const NEIGHBOURS: usize = 25;
@@ -27,32 +27,22 @@ pub const PRECEDENT_WEIGHT: f64 = 0.5;
 /// neighbours say "probably ordinary", not "certainly".
 const FLOOR: f64 = 0.02;
 
-/// Labelled tasks' embeddings, quantised, and their labels.
+/// Labelled tasks' embeddings and whether each was refused.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Precedents {
-    /// `INPUT` signed bytes per task, the embedding times `scale`.
-    rows: Vec<i8>,
-    /// Whether each task was refused.
+    /// The tasks' embeddings.
+    index: Index,
+    /// Whether each task was refused, in the index's order.
     refused: Vec<bool>,
-    /// What an embedding's numbers were multiplied by before rounding.
-    scale: f32,
 }
 
 impl Precedents {
-    /// The precedents of `embeddings` (unit vectors of `INPUT` numbers) labelled `refused`.
+    /// The precedents of `embeddings` (the encoder's unit vectors) labelled `refused`.
     pub fn new(embeddings: &[Vec<f32>], refused: &[bool]) -> Precedents {
         assert_eq!(embeddings.len(), refused.len(), "one label per embedding");
-        let largest = embeddings
-            .iter()
-            .flatten()
-            .fold(0f32, |m, x| m.max(x.abs()))
-            .max(f32::MIN_POSITIVE);
-        let scale = 127.0 / largest;
-        let rows = embeddings.iter().flat_map(|e| quantise(e, scale)).collect();
         Precedents {
-            rows,
+            index: Index::new(embeddings),
             refused: refused.to_vec(),
-            scale,
         }
     }
 
@@ -66,34 +56,22 @@ impl Precedents {
         self.refused.is_empty()
     }
 
-    /// The weighted share of refused tasks among the [`NEIGHBOURS`] nearest to `embedding`.
+    /// The weighted share of refused tasks among the [`NEIGHBOURS`] nearest to `embedding`;
+    /// an even 0.5 when there are no precedents.
     pub fn share(&self, embedding: &[f32]) -> f64 {
-        if self.is_empty() {
-            return 0.5;
-        }
-        let query = quantise(embedding, self.scale);
-        let mut scored: Vec<(i32, usize)> = self
-            .rows
-            .chunks_exact(INPUT)
-            .enumerate()
-            .map(|(i, row)| (dot(row, &query), i))
-            .collect();
-        let k = NEIGHBOURS.min(scored.len());
-        // Ties broken by index, so the same precedents always vote.
-        let nearest = |a: &(i32, usize), b: &(i32, usize)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
-        if k < scored.len() {
-            scored.select_nth_unstable_by(k - 1, nearest);
-        }
-        let unit = f64::from(self.scale) * f64::from(self.scale);
         let (mut refused, mut all) = (0.0, 0.0);
-        for &(d, i) in &scored[..k] {
-            let w = (f64::from(d) / unit / TEMPERATURE).exp();
+        for (cosine, i) in self.index.nearest(embedding, NEIGHBOURS) {
+            let w = (f64::from(cosine) / TEMPERATURE).exp();
             all += w;
             if self.refused[i] {
                 refused += w;
             }
         }
-        refused / all
+        if all == 0.0 {
+            0.5
+        } else {
+            refused / all
+        }
     }
 
     /// [`Precedents::share`] as log-odds, held off certainty by [`FLOOR`].
@@ -102,65 +80,42 @@ impl Precedents {
         (s / (1.0 - s)).ln()
     }
 
-    /// Bytes: the count, the scale, the labels (one byte each), then the rows.
+    /// Bytes: the count (little-endian), the labels (one byte each), then the index.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 + self.refused.len() * (1 + INPUT));
-        out.extend_from_slice(&(self.refused.len() as u32).to_le_bytes());
-        out.extend_from_slice(&self.scale.to_le_bytes());
+        let mut out = (self.refused.len() as u32).to_le_bytes().to_vec();
         out.extend(self.refused.iter().map(|&r| u8::from(r)));
-        out.extend(self.rows.iter().map(|&v| v as u8));
+        out.extend(self.index.to_bytes());
         out
     }
 
     /// Reads [`Precedents::to_bytes`]'s form; `bytes` must hold exactly it.
     pub fn from_bytes(bytes: &[u8]) -> Result<Precedents, String> {
-        let word = |i: usize| -> Result<[u8; 4], String> {
-            bytes
-                .get(i..i + 4)
-                .and_then(|b| b.try_into().ok())
-                .ok_or_else(|| "precedents: truncated".to_owned())
-        };
-        let n = u32::from_le_bytes(word(0)?) as usize;
-        let scale = f32::from_le_bytes(word(4)?);
-        let expected = 8 + n * (1 + INPUT);
-        if bytes.len() != expected || !(scale.is_finite() && scale > 0.0) {
+        let (n, rest) = bytes
+            .split_first_chunk::<4>()
+            .ok_or("precedents: truncated before the count")?;
+        let n = u32::from_le_bytes(*n) as usize;
+        let (labels, index) = rest
+            .split_at_checked(n)
+            .ok_or_else(|| format!("precedents: {n} tasks, but only {} bytes", rest.len()))?;
+        let index = Index::from_bytes(index).map_err(|e| format!("precedents: {e}"))?;
+        if index.len() != n {
             return Err(format!(
-                "precedents: {n} tasks in {} bytes with scale {scale}, expected {expected} bytes and a positive scale",
-                bytes.len()
+                "precedents: {n} labels but {} embeddings",
+                index.len()
             ));
         }
-        let refused = bytes[8..8 + n].iter().map(|&b| b != 0).collect();
-        let rows = bytes[8 + n..].iter().map(|&b| b as i8).collect();
         Ok(Precedents {
-            rows,
-            refused,
-            scale,
+            index,
+            refused: labels.iter().map(|&b| b != 0).collect(),
         })
     }
-}
-
-/// `embedding` times `scale`, rounded into signed bytes.
-fn quantise(embedding: &[f32], scale: f32) -> Vec<i8> {
-    embedding
-        .iter()
-        .map(|x| (x * scale).round().clamp(-127.0, 127.0) as i8)
-        .collect()
-}
-
-/// The integer dot product of two rows, in sixteen lanes so that it vectorises.
-fn dot(a: &[i8], b: &[i8]) -> i32 {
-    let mut lanes = [0i32; 16];
-    for (x, y) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
-        for k in 0..16 {
-            lanes[k] += i32::from(x[k]) * i32::from(y[k]);
-        }
-    }
-    lanes.iter().sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use super::super::meaning::INPUT;
 
     /// A unit vector pointing mostly along axis `axis`, tilted by `tilt` along the next one.
     fn unit(axis: usize, tilt: f32) -> Vec<f32> {
@@ -212,7 +167,9 @@ mod tests {
         let bytes = p.to_bytes();
         assert_eq!(Precedents::from_bytes(&bytes), Ok(p));
         let err = Precedents::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
-        assert!(err.contains("precedents: 5 tasks"), "{err}");
+        assert!(err.contains("index section"), "{err}");
+        let err = Precedents::from_bytes(&bytes[..10]).unwrap_err();
+        assert!(err.contains("precedents"), "{err}");
         assert!(Precedents::from_bytes(&[1, 0]).is_err());
     }
 
