@@ -110,6 +110,10 @@ const TRAINING: &[&str] = &[
     "train62_tasks.yaml",
     "train63_tasks.yaml",
     "train64_tasks.yaml",
+    "train65_tasks.yaml",
+    "train66_tasks.yaml",
+    "train67_tasks.yaml",
+    "train68_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
