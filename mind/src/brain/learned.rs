@@ -1,8 +1,9 @@
 //! A learned reading of a task: a logistic regression over character n-grams and English words,
 //! blended with a reading of the task's meaning ([`super::meaning`], over its sentence
-//! embedding), trained on the family-labelled tasks in `agents/data/eval/` (never on the blind
-//! sets), shipped as `mind/data/judge.bin` and retrained with `cargo run --release -p soul-mind
-//! --example train_judge`; and one per NG rule for drafts, read the same two ways,
+//! embedding) and the vote of the labelled tasks nearest to it in meaning
+//! ([`super::precedent`]), trained on the family-labelled tasks in `agents/data/eval/` (never
+//! on the blind sets), shipped as `mind/data/judge.bin` and retrained with `cargo run --release
+//! -p soul-mind --example train_judge`; and one per NG rule for drafts, read the same two ways,
 //! `mind/data/review.bin`, retrained with `cargo run --release -p soul-host --example
 //! train_review`.
 //!
