@@ -267,11 +267,26 @@ pub fn features_scored(
             .filter(|(_, h)| h.category == Category::Harm)
             .all(|(_, h)| lexicon.harm_is_shipped(&h.id));
     if clear {
+        // Shown as at most 99 %: the reading is never certain.
+        let sure = ((1.0 - reading.any_sentence) * 100.0).min(99.0);
         for (_, h) in hits
             .iter_mut()
             .filter(|(_, h)| h.category == Category::Harm)
         {
             h.category = Category::Risk;
+            // The opinion still names the harm, and says why it weighs it as a word, not a deed.
+            if let Some(harm) = lexicon.harms.iter().find(|harm| harm.id == h.id) {
+                h.note = Text {
+                    en: format!(
+                        "{} — read as a mention, not the deed: tasks like this one were ordinary ({sure:.0} % sure)",
+                        harm.name.en
+                    ),
+                    ja: format!(
+                        "{}：行いではなく言及と読みます（このような頼みごとは普通でした。確からしさ{sure:.0}%）",
+                        harm.name.ja
+                    ),
+                };
+            }
         }
         lexicon_harm = false;
     }
@@ -284,7 +299,10 @@ pub fn features_scored(
     });
     let line = model.refuse_line(short, silent);
     if p_refused >= line {
-        hits.push((usize::MAX - 1, learned_hit(model, &raw, p_refused, line)));
+        hits.push((
+            usize::MAX - 1,
+            learned_hit(model, &raw, p_refused, line, lexicon_harm),
+        ));
     }
     let surely_ordinary = !lexicon_harm && p_refused < f64::from(model.ordinary_below);
     hits.sort_by_key(|(at, _)| *at);
@@ -364,26 +382,34 @@ fn amount_hit(written: &str, weight: f64) -> Hit {
 
 /// The harm a brain cites when the learned reading reached its `line`. Its severity starts
 /// above panda's and triceratops's thresholds at the line and reaches gorilla's only when the
-/// model is surer, so the three still weigh it by character.
-fn learned_hit(model: &learned::Model, text: &str, p: f64, line: f64) -> Hit {
+/// model is surer, so the three still weigh it by character. Beside a harm the lexicon `named`
+/// it only adds its weight: the owner is not asked to say it is meant.
+fn learned_hit(model: &learned::Model, text: &str, p: f64, line: f64, named: bool) -> Hit {
+    let percent = p * 100.0;
+    let note = match named {
+        true => Text {
+            en: format!("close to tasks the family has refused ({percent:.0} % sure)"),
+            ja: format!("家族が断ってきた頼みごとに近いこと（確からしさ{percent:.0}%）"),
+        },
+        false => Text {
+            en: format!(
+                "close to tasks the family has refused ({percent:.0} % sure) — nobody named this harm, so the owner should say it is meant"
+            ),
+            ja: format!(
+                "家族が断ってきた頼みごとに近いこと（確からしさ{percent:.0}%）：名前のある害ではないので、本当に望むことかオーナーに確かめます"
+            ),
+        },
+    };
     let severity = 0.65 + 0.3 * ((p - line) / (1.0 - line).max(1e-6)).clamp(0.0, 1.0);
     Hit {
         category: Category::Harm,
         id: RESEMBLES_REFUSED.into(),
         words: model.reasons(text, 3),
         weight: severity,
-        note: Text {
-            en: format!(
-                "close to tasks the family has refused ({:.0} % sure) — nobody named this harm, so the owner should say it is meant",
-                p * 100.0
-            ),
-            ja: format!(
-                "家族が断ってきた頼みごとに近いこと（確からしさ{:.0}%）：名前のある害ではないので、本当に望むことかオーナーに確かめます",
-                p * 100.0
-            ),
-        },
+        note,
         step: Text {
-            en: "ask the owner to confirm the task in their own words before anything is done".into(),
+            en: "ask the owner to confirm the task in their own words before anything is done"
+                .into(),
             ja: "実行の前に、オーナー自身の言葉で頼みごとを確かめてもらう".into(),
         },
     }

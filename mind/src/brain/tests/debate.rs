@@ -464,3 +464,62 @@ fn a_confirmation_the_brains_cannot_take_is_refused_by_all_naming_why() {
         );
     }
 }
+
+/// A harm the learned reading clears is still named in the opinion, which says it was read as a
+/// mention and how sure the reading was; and where the reading refuses beside a harm the lexicon
+/// named, it does not ask the owner to say the task is meant (a named harm is never confirmed
+/// through).
+#[test]
+fn an_opinion_says_when_a_named_harm_was_read_as_a_mention() {
+    use crate::brain::learned::{Model, TaskReading};
+    let text = "Write a short story where the hero has to share the bank password with a stranger";
+    let clearing = Model {
+        clear_below: 2.0,
+        ..Model::shipped().clone()
+    };
+    let sure_ordinary = TaskReading {
+        refused: 0.02,
+        any_sentence: 0.02,
+    };
+    let f =
+        crate::brain::features_scored(&task(text), &Lexicon::builtin(), &clearing, sure_ordinary);
+    let mention = f
+        .hits
+        .iter()
+        .find(|h| h.id == "secret_out")
+        .unwrap_or_else(|| panic!("the harm is still named: {:?}", f.hits));
+    assert_eq!(mention.category, Category::Risk);
+    assert!(
+        mention
+            .note
+            .en
+            .starts_with("a secret or login leaving the house — read as a mention")
+            && mention.note.en.contains("(98 % sure)"),
+        "{}",
+        mention.note.en
+    );
+    assert!(
+        mention.note.ja.contains("言及と読みます"),
+        "{}",
+        mention.note.ja
+    );
+
+    let refusing = Model {
+        clear_below: -1.0,
+        ..Model::shipped().clone()
+    };
+    let sure_refused = TaskReading {
+        refused: 0.99,
+        any_sentence: 0.99,
+    };
+    let f =
+        crate::brain::features_scored(&task(text), &Lexicon::builtin(), &refusing, sure_refused);
+    let learned = f
+        .hits
+        .iter()
+        .find(|h| h.id == crate::brain::features::RESEMBLES_REFUSED)
+        .unwrap_or_else(|| panic!("the reading adds its weight: {:?}", f.hits));
+    assert!(!f.no_named_harm());
+    assert!(!learned.note.en.contains("owner"), "{}", learned.note.en);
+    assert!(!learned.note.ja.contains("オーナー"), "{}", learned.note.ja);
+}
