@@ -1554,6 +1554,17 @@ mod tests {
             ),
             ("詐欺対策のアプリ、重いから削除しといて", "security_off"),
             ("Remove the monitoring app from Leo's phone", "security_off"),
+            ("Disable the sign-in alerts on my Google account", "security_off"),
+            ("銀行アプリのログイン通知、切っといて", "security_off"),
+            (
+                "Switch off the purchase alerts on the joint card",
+                "security_off",
+            ),
+            (
+                "Turn off the filter for messages from strangers on Ava's phone",
+                "security_off",
+            ),
+            ("祖父のスマホ、知らない人からの着信を拒否する設定オフにして", "security_off"),
             ("Send the card's payment alerts to spam", "check_removed"),
             ("カードの利用通知、見えないようにしといて", "check_removed"),
             ("Put $50 on the Chiefs in FanDuel", "debt_gambling"),
@@ -1599,6 +1610,11 @@ mod tests {
             "Don't send my passport scan to the number that texted me",
             "Block the unknown number that texted asking for my medical records",
             "ガチャは月1000円までにしといて",
+            "Turn the login alerts back on for the bank app",
+            "Send me a login alert whenever someone signs in to Netflix",
+            "Ignore the login alert from this morning, that was me",
+            "Turn on the filter for messages from strangers on Ava's phone",
+            "知らない人からのメッセージは拒否する設定にしといて",
         ] {
             if !harms(kept).is_empty() {
                 wrong.push(format!("{kept}: {:?}, not ordinary", harms(kept)));
