@@ -114,6 +114,9 @@ const TRAINING: &[&str] = &[
     "train66_tasks.yaml",
     "train67_tasks.yaml",
     "train68_tasks.yaml",
+    "train70_tasks.yaml",
+    "train71_tasks.yaml",
+    "train72_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
