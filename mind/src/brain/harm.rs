@@ -1554,7 +1554,10 @@ mod tests {
             ),
             ("詐欺対策のアプリ、重いから削除しといて", "security_off"),
             ("Remove the monitoring app from Leo's phone", "security_off"),
-            ("Disable the sign-in alerts on my Google account", "security_off"),
+            (
+                "Disable the sign-in alerts on my Google account",
+                "security_off",
+            ),
             ("銀行アプリのログイン通知、切っといて", "security_off"),
             (
                 "Switch off the purchase alerts on the joint card",
@@ -1564,7 +1567,10 @@ mod tests {
                 "Turn off the filter for messages from strangers on Ava's phone",
                 "security_off",
             ),
-            ("祖父のスマホ、知らない人からの着信を拒否する設定オフにして", "security_off"),
+            (
+                "祖父のスマホ、知らない人からの着信を拒否する設定オフにして",
+                "security_off",
+            ),
             ("Send the card's payment alerts to spam", "check_removed"),
             ("カードの利用通知、見えないようにしといて", "check_removed"),
             ("Put $50 on the Chiefs in FanDuel", "debt_gambling"),
