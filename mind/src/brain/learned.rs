@@ -144,25 +144,15 @@ impl Model {
     /// embeddings are: each brain reads a task several times a step, and the precedents' vote
     /// searches every labelled task.
     pub fn read_task(&self, text: &str) -> TaskReading {
-        static RECENT: Mutex<VecDeque<(String, TaskReading)>> = Mutex::new(VecDeque::new());
-        let shipped = std::ptr::eq(self, Model::shipped());
-        // A poisoned lock only loses the memo: the reading is computed again.
-        let known = shipped
-            .then(|| RECENT.lock().ok())
-            .flatten()
-            .and_then(|r| r.iter().find(|(t, _)| t == text).map(|(_, r)| *r));
-        if let Some(reading) = known {
-            return reading;
+        static RECENT: Recent<TaskReading> = Mutex::new(VecDeque::new());
+        let read = || {
+            let embedding = self.meaning.as_ref().map(|_| embed(text));
+            self.read_task_embedded(text, embedding.as_deref())
+        };
+        match std::ptr::eq(self, Model::shipped()) {
+            true => remembered(&RECENT, text, read),
+            false => read(),
         }
-        let embedding = self.meaning.as_ref().map(|_| embed(text));
-        let reading = self.read_task_embedded(text, embedding.as_deref());
-        if let Some(mut r) = shipped.then(|| RECENT.lock().ok()).flatten() {
-            if r.len() == REMEMBERED {
-                r.pop_front();
-            }
-            r.push_back((text.to_owned(), reading));
-        }
-        reading
     }
 
     /// [`Model::read_task`] with the whole text's `embedding` given (the trainer embeds each
@@ -430,25 +420,35 @@ pub struct TaskReading {
 /// whole once to clear a rule's words and again to find a rule it breaks.
 const REMEMBERED: usize = 64;
 
-/// The text's sentence embedding, by the shipped encoder; the last [`REMEMBERED`] are kept.
-pub fn embed(text: &str) -> Vec<f32> {
-    static RECENT: Mutex<VecDeque<(String, Vec<f32>)>> = Mutex::new(VecDeque::new());
-    // A poisoned lock only loses the memo: the embedding is computed again.
-    let known = RECENT
+/// What was computed for the last [`REMEMBERED`] texts, oldest first.
+type Recent<T> = Mutex<VecDeque<(String, T)>>;
+
+/// `compute()` for `text`, or what `recent` remembers of it; the answer is remembered. A
+/// poisoned lock only loses the memo: the answer is computed again.
+fn remembered<T: Clone>(recent: &Recent<T>, text: &str, compute: impl FnOnce() -> T) -> T {
+    let known = recent
         .lock()
         .ok()
-        .and_then(|r| r.iter().find(|(t, _)| t == text).map(|(_, e)| e.clone()));
-    if let Some(e) = known {
-        return e;
+        .and_then(|r| r.iter().find(|(t, _)| t == text).map(|(_, v)| v.clone()));
+    if let Some(v) = known {
+        return v;
     }
-    let e = soul_encoder::Encoder::shipped().embed(text);
-    if let Ok(mut r) = RECENT.lock() {
+    let v = compute();
+    if let Ok(mut r) = recent.lock() {
         if r.len() == REMEMBERED {
             r.pop_front();
         }
-        r.push_back((text.to_owned(), e.clone()));
+        r.push_back((text.to_owned(), v.clone()));
     }
-    e
+    v
+}
+
+/// The text's sentence embedding, by the shipped encoder; the last [`REMEMBERED`] are kept.
+pub fn embed(text: &str) -> Vec<f32> {
+    static RECENT: Recent<Vec<f32>> = Mutex::new(VecDeque::new());
+    remembered(&RECENT, text, || {
+        soul_encoder::Encoder::shipped().embed(text)
+    })
 }
 
 /// The logistic function: log-odds to a probability.
