@@ -19,7 +19,7 @@
 //! also read as words and word pairs, where "turn off" and "the firewall" meet.
 
 use std::collections::VecDeque;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::features::{is_japanese, normalize};
 use super::lbfgs;
@@ -420,27 +420,31 @@ pub struct TaskReading {
 /// whole once to clear a rule's words and again to find a rule it breaks.
 const REMEMBERED: usize = 64;
 
-/// What was computed for the last [`REMEMBERED`] texts, oldest first.
-type Recent<T> = Mutex<VecDeque<(String, T)>>;
+/// What was computed for the last [`REMEMBERED`] texts, oldest first. Each answer is a cell
+/// filled once, so that callers asking for the same text at the same instant (the three
+/// brains read a new task together) wait for one computation instead of each making its own.
+type Recent<T> = Mutex<VecDeque<(String, Arc<OnceLock<T>>)>>;
 
-/// `compute()` for `text`, or what `recent` remembers of it; the answer is remembered. A
-/// poisoned lock only loses the memo: the answer is computed again.
+/// `compute()` for `text`, or what `recent` remembers of it; the answer is remembered. The
+/// lock is held only to find or add the text's cell, never while computing, so different
+/// texts are computed side by side. A poisoned lock only loses the memo: the answer is
+/// computed again; a `compute` that panics leaves the cell empty for the next caller.
 fn remembered<T: Clone>(recent: &Recent<T>, text: &str, compute: impl FnOnce() -> T) -> T {
-    let known = recent
-        .lock()
-        .ok()
-        .and_then(|r| r.iter().find(|(t, _)| t == text).map(|(_, v)| v.clone()));
-    if let Some(v) = known {
-        return v;
-    }
-    let v = compute();
-    if let Ok(mut r) = recent.lock() {
-        if r.len() == REMEMBERED {
-            r.pop_front();
-        }
-        r.push_back((text.to_owned(), v.clone()));
-    }
-    v
+    let cell = match recent.lock() {
+        Ok(mut r) => match r.iter().find(|(t, _)| t == text) {
+            Some((_, cell)) => Arc::clone(cell),
+            None => {
+                if r.len() == REMEMBERED {
+                    r.pop_front();
+                }
+                let cell = Arc::new(OnceLock::new());
+                r.push_back((text.to_owned(), Arc::clone(&cell)));
+                cell
+            }
+        },
+        Err(_) => return compute(),
+    };
+    cell.get_or_init(compute).clone()
 }
 
 /// The text's sentence embedding, by the shipped encoder; the last [`REMEMBERED`] are kept.
@@ -881,6 +885,40 @@ fn log_count_ratios(rows: &[(Vec<(usize, f32)>, f32)], buckets: usize) -> Vec<f3
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three brains read a new task at the same instant: the one still computing its reading
+    /// is waited for, not repeated, and a different text is not held up behind it.
+    #[test]
+    fn a_text_being_read_is_waited_for_and_other_texts_are_not() {
+        use std::sync::mpsc;
+        static RECENT: Recent<u32> = Mutex::new(VecDeque::new());
+        let (started, first_started) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        let first = std::thread::spawn(move || {
+            remembered(&RECENT, "wire the savings", || {
+                started.send(()).unwrap();
+                released.recv().unwrap();
+                1
+            })
+        });
+        first_started.recv().unwrap();
+        // Another text is computed while the first is: the lock is not held across a compute.
+        assert_eq!(remembered(&RECENT, "water the plants", || 7), 7);
+        let (asking, second_asking) = mpsc::channel();
+        let second = std::thread::spawn(move || {
+            asking.send(()).unwrap();
+            remembered(&RECENT, "wire the savings", || panic!("read twice at once"))
+        });
+        second_asking.recv().unwrap();
+        release.send(()).unwrap();
+        assert_eq!(first.join().unwrap(), 1);
+        assert_eq!(
+            second
+                .join()
+                .expect("the second reader waited for the first"),
+            1
+        );
+    }
 
     #[test]
     fn features_are_unit_length_and_stable() {
