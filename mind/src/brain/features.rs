@@ -26,6 +26,12 @@ impl Language {
             Language::En
         }
     }
+
+    /// The language `task` is written in: its title's and description's ([`task_text`]).
+    /// The brains ask it when they write, without reading the whole task again.
+    pub fn of_task(task: &Task) -> Self {
+        Self::detect(&task_text(task))
+    }
 }
 
 /// Whether `c` is Japanese: Hiragana, Katakana (full or half width), a CJK ideograph or 々.

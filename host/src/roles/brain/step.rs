@@ -190,7 +190,7 @@ async fn publish_decision(
     let counted = counted(state, round);
     let ids: Vec<EventId> = counted.iter().map(|(id, ..)| *id).collect();
     let tally = state.tally(round);
-    let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    let language = mind::Language::of_task(&state.task);
     let mut summary = mind::decision_summary(&state.task, outcome, tally, mediated, language);
     if let Some(reason) = mediation {
         summary = format!("{summary} {reason}");
@@ -228,7 +228,7 @@ async fn announce(
     let Some((decision_id, d)) = &state.decision else {
         return Ok(());
     };
-    let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    let language = mind::Language::of_task(&state.task);
     let counted: Vec<(BrainName, Opinion)> = opinions_of(state, d.round);
     let ann = mind::announcement(&state.task, d.outcome, &counted, language);
     ctx.publish(debates, announcement(state.task_id, *decision_id, &ann))
@@ -245,7 +245,7 @@ async fn execute(
     let Some((decision_id, _)) = &state.decision else {
         return Ok(());
     };
-    let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    let language = mind::Language::of_task(&state.task);
     // Nothing runs before the guardian and the gate say so (DESIGN §5).
     let refused = match super::guarded::pass(ctx, state, *decision_id).await? {
         super::guarded::Pass::Go => None,
@@ -328,7 +328,7 @@ async fn finish(
     let Some((decision_id, d)) = &state.decision else {
         return Ok(());
     };
-    let language = mind::features(&state.task, &ctx.setup.lexicon).language;
+    let language = mind::Language::of_task(&state.task);
     let done = match restarts.request_for(&state.task_id).cloned() {
         Some(request) => match restarts.state(&request.id, ctx, debates).map(|s| s.state) {
             Some(RestartState::Completed) => Execution {
