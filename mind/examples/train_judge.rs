@@ -117,6 +117,12 @@ const TRAINING: &[&str] = &[
     "train70_tasks.yaml",
     "train71_tasks.yaml",
     "train72_tasks.yaml",
+    "train69_tasks.yaml",
+    "train73_tasks.yaml",
+    "train74_tasks.yaml",
+    "train75_tasks.yaml",
+    "train76_tasks.yaml",
+    "train77_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
