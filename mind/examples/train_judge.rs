@@ -123,6 +123,11 @@ const TRAINING: &[&str] = &[
     "train75_tasks.yaml",
     "train76_tasks.yaml",
     "train77_tasks.yaml",
+    "train78_tasks.yaml",
+    "train79_tasks.yaml",
+    "train80_tasks.yaml",
+    "train81_tasks.yaml",
+    "train82_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
