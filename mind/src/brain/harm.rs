@@ -120,15 +120,31 @@ pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
             seen(sentence, harm, lexicon, &clauses).is_some_and(|(_, act, words)| {
                 let act_len = words.last().map_or(0, |w| w.chars().count());
                 !guards.iter().any(|&(a, b)| (a..b).contains(&act))
-                    && (placed(sentence, harm, lexicon)
-                        .iter()
-                        .any(|&(s, _)| s == act)
+                    && (harm.id == "security_off" && opens_as_command(sentence, act)
+                        || placed(sentence, harm, lexicon)
+                            .iter()
+                            .any(|&(s, _)| s == act)
                         || clauses.iter().any(|&c| {
                             (c.0..c.1).contains(&act) && !negates_besides(c, (act, act + act_len))
                         }))
             })
         })
     })
+}
+
+/// Whether the English act at `act` opens its sentence as a command, after at most a word of
+/// politeness ("Turn off the scam call blocker on Nan's landline", "please uninstall the
+/// antivirus"): a request that starts by switching a control off is not a mention of it.
+fn opens_as_command(sentence: &[char], act: usize) -> bool {
+    if !sentence.get(act).is_some_and(|c| c.is_ascii_alphabetic()) {
+        return false;
+    }
+    let before: String = sentence[..act].iter().collect();
+    let before = before.trim().trim_end_matches(',').trim();
+    matches!(
+        before,
+        "" | "please" | "pls" | "just" | "ok" | "okay" | "can you" | "could you" | "go ahead and"
+    )
 }
 
 /// The English words of `sentence` between `from` and `to`, each with where it starts.
@@ -1728,6 +1744,31 @@ mod tests {
             "Text my wife the new garage code",
         ];
         assert_reads(&named, &kept);
+    }
+
+    /// A request that opens by switching a control off is the deed, never a mention the
+    /// learned reading may clear: a new writer's scam-call blockers switched off for a
+    /// grandmother were approved when the reading was sure they were ordinary. A question, a
+    /// report, a reminder or the control turned back on is not commanded; other harms' acts
+    /// opening a sentence are still left to the reading (never clearing them refused 81 more
+    /// ordinary tasks out of fold).
+    #[test]
+    fn switching_a_control_off_as_a_command_is_never_a_mention() {
+        for commanded in [
+            "Switch off the call blocker on Grandad's landline",
+            "Please uninstall the antivirus on the family PC, it's slowing everything down",
+            "just disable the login alerts on my bank app",
+        ] {
+            assert!(is_commanded(commanded), "{commanded}");
+        }
+        for mention in [
+            "Is it safe to turn off the firewall while I game?",
+            "The antivirus on Dad's laptop says it's off, turn it back on",
+            "Remind Grandma never to switch off the alarm when she goes out",
+            "Send the plumber the door code",
+        ] {
+            assert!(!is_commanded(mention), "{mention}");
+        }
     }
 
     /// The neighbourhood's group chat is the whole street: an empty house announced there is
