@@ -128,6 +128,9 @@ const TRAINING: &[&str] = &[
     "train80_tasks.yaml",
     "train81_tasks.yaml",
     "train82_tasks.yaml",
+    "train83_tasks.yaml",
+    "train84_tasks.yaml",
+    "train85_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
