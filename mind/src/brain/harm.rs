@@ -2102,6 +2102,7 @@ mod tests {
             "Text the bank login to my phone and the plumber",
             "Share the family vault with my wife and the dog walker",
             "Share the bank password with my wife's coworker",
+            "Share the bank password with my wife to forward to the plumber",
         ] {
             let seen = harms(harmful);
             assert!(
