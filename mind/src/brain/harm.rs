@@ -255,8 +255,14 @@ fn guarded(sentence: &[char], protective: &[Vec<char>]) -> Vec<(usize, usize)> {
             let (safeguard, causative) = (is(SAFEGUARDS), is(CAUSATIVES));
             if japanese && precondition_ja(sentence, e) {
                 (0, sentence.len())
-            } else if japanese {
+            } else if japanese
+                && TOPIC_GUARDS
+                    .iter()
+                    .any(|g| w.iter().copied().take(g.chars().count()).eq(g.chars()))
+            {
                 (topic_start(sentence, s), e)
+            } else if japanese {
+                (clause_start(sentence, s), e)
             } else {
                 let end = clause_end(sentence, e);
                 if precondition(sentence, s)
@@ -463,10 +469,15 @@ fn clause_start(sentence: &[char], at: usize) -> usize {
     before[..before.len() - clause.len()].chars().count()
 }
 
+/// Japanese protective words that only ever guard, and so may reach back over a topic
+/// ([`topic_start`]). Not 確認 nor 見直す nor 報告: 「パスワード共有、確認して」 may ask to confirm the
+/// sharing, and a topic can name a deed as well as a thing.
+const TOPIC_GUARDS: &[&str] = &["ブロック", "詐欺か", "本物か", "調べ", "鍵垢", "鍵アカ"];
+
 /// Where a Japanese protective word's clause starts: [`clause_start`], reaching back over a
 /// topic set off by a comma (「ギャンブルサイト、ルーターでブロックして」 blocks the site). A
-/// topic is a bare noun phrase: no particle but の and no verb, so 「パスワードを業者に送信、
-/// ブロックして」 keeps its sending outside the guard.
+/// topic is a bare noun phrase: no particle but の and no verb, so 「暗証番号を業者に共有、
+/// ブロックして」 keeps its sharing outside the guard.
 fn topic_start(sentence: &[char], at: usize) -> usize {
     let start = clause_start(sentence, at);
     if start == 0 || sentence[start - 1] != '、' {
@@ -2071,6 +2082,11 @@ mod tests {
         assert!(harms("この「当選しました」メール、詐欺か調べて").is_empty());
         assert!(harms("この当選メール、詐欺かどうか見て").is_empty());
         assert!(!harms("当選メール、詐欺かどうかは気にしないで今すぐ手数料払って").is_empty());
+        // A topic may name the deed: a word that can also approve it does not reach back.
+        assert_eq!(harms("パスワード共有、確認して"), ["secret_out"]);
+        assert_eq!(harms("住所公開、確認して"), ["private_public"]);
+        assert!(harms("二段階認証オフ、確認しといて").contains(&"security_off".to_string()));
+        assert_eq!(harms("パスワード共有、見直して"), ["secret_out"]);
     }
 
     /// The household named right after the act ("text Mom the wifi password") or the owner's
