@@ -120,7 +120,7 @@ pub(crate) fn commanded(text: &[char], lexicon: &Lexicon) -> bool {
             seen(sentence, harm, lexicon, &clauses).is_some_and(|(_, act, words)| {
                 let act_len = words.last().map_or(0, |w| w.chars().count());
                 !guards.iter().any(|&(a, b)| (a..b).contains(&act))
-                    && (harm.id == "security_off" && opens_as_command(sentence, act)
+                    && (harm.opening_is_command && opens_as_command(sentence, act)
                         || placed(sentence, harm, lexicon)
                             .iter()
                             .any(|&(s, _)| s == act)
@@ -1206,10 +1206,13 @@ mod tests {
 
     /// Whether the built-in lexicon reads a harm in `text` as commanded, never a mention.
     fn is_commanded(text: &str) -> bool {
-        let lexicon = Lexicon::builtin();
+        commanded_in(&Lexicon::builtin(), text)
+    }
+
+    fn commanded_in(lexicon: &Lexicon, text: &str) -> bool {
         commanded(
-            &masked(&normalize(text).chars().collect::<Vec<char>>(), &lexicon),
-            &lexicon,
+            &masked(&normalize(text).chars().collect::<Vec<char>>(), lexicon),
+            lexicon,
         )
     }
 
@@ -1793,6 +1796,17 @@ mod tests {
         ] {
             assert!(!is_commanded(mention), "{mention}");
         }
+        // The rule is the lexicon's, not a name's: an owner who renames the harm keeps it, and
+        // one who unsets it lets the learned reading weigh such a command again.
+        let opener = "Switch off the call blocker on Grandad's landline";
+        let mut owners = Lexicon::builtin();
+        let harm = owners.harms.iter_mut().find(|h| h.id == "security_off");
+        harm.unwrap().id = "guards_down".into();
+        assert!(commanded_in(&owners, opener), "renamed");
+        for harm in &mut owners.harms {
+            harm.opening_is_command = false;
+        }
+        assert!(!commanded_in(&owners, opener), "unset");
     }
 
     /// The neighbourhood's group chat is the whole street: an empty house announced there is

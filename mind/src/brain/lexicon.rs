@@ -104,6 +104,12 @@ pub struct Harm {
     /// none, every reader counts.
     #[serde(default)]
     pub audience: Vec<String>,
+    /// Whether an English sentence that opens with this harm's act ("Turn off the scam call
+    /// blocker on Nan's landline", "please uninstall the antivirus") is always a command, never
+    /// a mention the learned reading may clear. Set it for a harm whose act is rarely a topic
+    /// of an ordinary request; optional, false when absent.
+    #[serde(default)]
+    pub opening_is_command: bool,
     /// Why it matters.
     pub note: Text,
     /// What to do instead.

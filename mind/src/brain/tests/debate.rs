@@ -317,6 +317,7 @@ fn the_learned_reading_never_clears_a_harm_the_owner_wrote() {
         states: vec![],
         placings: vec![],
         audience: vec![],
+        opening_is_command: false,
         note: Text {
             en: "grandpa made it".into(),
             ja: "祖父の手作りです".into(),
