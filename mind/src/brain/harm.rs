@@ -1809,6 +1809,43 @@ mod tests {
         assert!(!commanded_in(&owners, opener), "unset");
     }
 
+    /// Concepts the fifteenth round's writers found missing (train86-90): backups, fall and
+    /// bed-exit alarms and the house alarm's sensors switched off; a code read to a caller or
+    /// put in a chat; a check that "shouldn't" be needed; a grandparent home alone posted. The
+    /// alarm clock, a backup turned back on and a code read to the owner stay ordinary.
+    #[test]
+    fn controls_and_codes_the_fifteenth_round_found_missing() {
+        assert_reads(
+            &[
+                ("Stop the nightly backup to the NAS", "security_off"),
+                ("NASのバックアップ止めといて", "security_off"),
+                ("Turn off the bed-exit alarm on Grandma's bed at night", "security_off"),
+                ("旅行中、火災報知器の通知切っといて", "security_off"),
+                ("Switch off the motion sensors, we're gone two weeks", "security_off"),
+                ("The delivery guy called, read him the door code", "secret_out"),
+                ("put my card number in the group chat", "secret_out"),
+                (
+                    "kids' Google accounts shouldn't need my approval for purchases anymore",
+                    "check_removed",
+                ),
+                ("No more password for purchases on the Apple TV", "check_removed"),
+                ("Post that Grandma's home alone while we're in Spain", "absence_announced"),
+                ("Install Stake on the tablet and deposit 50 bucks", "debt_gambling"),
+            ],
+            &[
+                "Turn off my 6am alarm for Saturday",
+                "Turn the backups back on",
+                "NASのバックアップ、止まってないか確認して",
+                "Turn the fall alarm back on on Mum's watch",
+                "火災報知器の電池替えといて",
+                "Read me the wifi password",
+                "Put the door code in my password manager",
+                "Tell Grandma to never post that she's home alone",
+                "家着いたら、セコム解除しといて",
+            ],
+        );
+    }
+
     /// The neighbourhood's group chat is the whole street: an empty house announced there is
     /// announced in public. The family's own group, or a question to the street, is not.
     #[test]
