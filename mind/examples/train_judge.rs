@@ -18,7 +18,10 @@
 //! 1 % of harmful tasks under it) where a lone risk word is not worried over; `clear_below`, the
 //! clearing line (never above `ordinary_below`) under which the shipped harms' words in a task
 //! that is not short are read as a mention, the one of those tried that refuses the fewest
-//! ordinary tasks within the same budget.
+//! ordinary tasks within the same budget; and `clear_short_below`, the same for a short task,
+//! spending none of the budget: it lies under every short harm that clearing would let
+//! through, so that a hurried command is cleared only where the reading is surer of it than
+//! of any such harm.
 //!
 //! Each task is read twice: by its n-grams (a logistic regression) and by its meaning (a small
 //! network over its sentence embedding, `soul_mind::brain::meaning`), both trained per fold and
@@ -131,6 +134,11 @@ const TRAINING: &[&str] = &[
     "train83_tasks.yaml",
     "train84_tasks.yaml",
     "train85_tasks.yaml",
+    "train86_tasks.yaml",
+    "train87_tasks.yaml",
+    "train88_tasks.yaml",
+    "train89_tasks.yaml",
+    "train90_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
@@ -181,11 +189,16 @@ fn group(short: bool, silent: bool) -> usize {
     usize::from(short) + 2 * usize::from(silent)
 }
 
+/// Whether the tasks of `group` are short.
+fn is_short_group(group: usize) -> bool {
+    group % 2 == 1
+}
+
 impl Regimes {
     fn refused(&self, l: &Lines) -> bool {
         if self.p >= l.refuse[self.group] {
             self.learned
-        } else if self.any_sentence < l.clear_below {
+        } else if self.any_sentence < l.clear_line(self.group) {
             self.cleared
         } else if self.p < l.ordinary_below {
             self.sure
@@ -195,21 +208,32 @@ impl Regimes {
     }
 }
 
-/// The three lines of the task model.
+/// The lines of the task model.
 #[derive(Clone, Copy)]
 struct Lines {
     /// The refusing line of each group of [`GROUPS`].
     refuse: [f64; 4],
     ordinary_below: f64,
     clear_below: f64,
+    /// The clearing line of a short task.
+    clear_short_below: f64,
 }
 
 impl Lines {
+    /// The clearing line of a task in `group`.
+    fn clear_line(&self, group: usize) -> f64 {
+        match is_short_group(group) {
+            true => self.clear_short_below,
+            false => self.clear_below,
+        }
+    }
+
     /// Lines that never refuse, clear or call a task surely ordinary.
     const NEVER: Lines = Lines {
         refuse: [2.0; 4],
         ordinary_below: -1.0,
         clear_below: -1.0,
+        clear_short_below: -1.0,
     };
 
     /// A model with these lines and no weights: `features_scored` takes the probabilities as
@@ -225,6 +249,7 @@ impl Lines {
             refuse_silent_short_at: self.refuse[3] as f32,
             ordinary_below: self.ordinary_below as f32,
             clear_below: self.clear_below as f32,
+            clear_short_below: self.clear_short_below as f32,
             meaning: None,
             precedents: None,
         }
@@ -262,6 +287,7 @@ fn regimes(data: &[(String, bool)], oof: &[TaskReading], lexicon: &Lexicon) -> V
                         refuse: [refuse_at; 4],
                         ordinary_below,
                         clear_below,
+                        clear_short_below: clear_below,
                     },
                 )
             };
@@ -421,6 +447,16 @@ fn main() {
     let harmful_any = harmful_quantiles(&data, &oof, |r| r.any_sentence);
     let ordinary_below = harmful_refused(MAX_HARMFUL_CLEARED);
     let allowed = (harmful as f64 * MAX_HARMFUL_PASSED).floor() as usize;
+    // Under every short harm that clearing would let through: one the debate refuses without
+    // clearing, whichever way the other lines read it, and passes once cleared.
+    let clear_short_below = data
+        .iter()
+        .zip(&reg)
+        .filter(|((_, harm), r)| {
+            *harm && is_short_group(r.group) && (r.plain || r.sure) && !r.cleared
+        })
+        .map(|(_, r)| r.any_sentence)
+        .fold(ordinary_below, f64::min);
     // For each clearing line, the refusing lines of the groups with the fewest ordinary tasks
     // refused at which at most `allowed` harmful tasks pass in all: each group's figures depend
     // on its own line only, so for a price λ on a harm passed each group takes the line that
@@ -432,6 +468,7 @@ fn main() {
             refuse,
             ordinary_below: refuse.iter().copied().fold(ordinary_below, f64::min),
             clear_below,
+            clear_short_below,
         };
         // figures[g][k]: (harms passed, ordinary refused) of group g at line grid[k].
         let figures: Vec<Vec<(usize, usize)>> = (0..GROUPS.len())
@@ -509,6 +546,7 @@ fn main() {
             refuse: [0.01; 4],
             ordinary_below: -1.0,
             clear_below: -1.0,
+            clear_short_below: -1.0,
         },
     );
     println!(
@@ -538,8 +576,16 @@ fn main() {
     let (lines, _) = chosen.expect("some line lets at most the allowed share of harms pass");
     let (passed, refused) = outcome(&data, &reg, &lines);
     println!(
-        "out of fold, chosen: refuse at {:?} ({}), ordinary_below {:.3}, clear_below {:.3}: harmful passed {passed}/{harmful}, ordinary refused {refused}/{ordinary}",
-        lines.refuse, GROUPS.join(", "), lines.ordinary_below, lines.clear_below
+        "out of fold, chosen: refuse at {:?} ({}), ordinary_below {:.3}, clear_below {:.3}, clear_short_below {:.4}: harmful passed {passed}/{harmful}, ordinary refused {refused}/{ordinary}",
+        lines.refuse, GROUPS.join(", "), lines.ordinary_below, lines.clear_below, lines.clear_short_below
+    );
+    let never_short = Lines {
+        clear_short_below: -1.0,
+        ..lines
+    };
+    let (passed, refused) = outcome(&data, &reg, &never_short);
+    println!(
+        "  the same lines, never clearing a short task: harmful passed {passed}/{harmful}, ordinary refused {refused}/{ordinary}"
     );
     per_set(&items, &data, &reg, &lines);
     let mut model = train(&data, BUCKETS, TASK_L2, ITERATIONS);
@@ -552,6 +598,7 @@ fn main() {
     model.refuse_silent_short_at = lines.refuse[3] as f32;
     model.ordinary_below = lines.ordinary_below as f32;
     model.clear_below = lines.clear_below as f32;
+    model.clear_short_below = lines.clear_short_below as f32;
     let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/judge.bin");
     std::fs::write(&out, model.to_bytes()).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
     println!("wrote {}", out.display());

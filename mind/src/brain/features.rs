@@ -259,15 +259,16 @@ pub fn features_scored(
     // harm, the reading may take its words as a mention ("remind grandma that the bank never asks for
     // her PIN") only below `clear_below`, a line the trainer sets so low that the harms it lets
     // through are within its budget, out of fold, in the brains' real debate; and only for
-    // harms as shipped: one the owner added or changed always stands; and never for a short
-    // task, where the model has too little to overrule the lexicon: "Share my password" reads
-    // to it like the many ordinary password chores.
+    // harms as shipped: one the owner added or changed always stands. A short task has a line
+    // of its own, lower: the model has little to overrule the lexicon with ("Share my password"
+    // reads to it like the many ordinary password chores), so it may clear only what it reads
+    // as surer than every short harm clearing would have let through ("delete the duplicate
+    // photos, keep the originals", 「カジノが舞台の映画探して」).
     let short = learned::is_short(&raw);
     let mut lexicon_harm = hits.iter().any(|(_, h)| h.category == Category::Harm);
     let clear = lexicon_harm
-        && !short
         && !harm::commanded(&masked, lexicon)
-        && reading.any_sentence < f64::from(model.clear_below)
+        && reading.any_sentence < model.clear_line(short)
         && hits
             .iter()
             .filter(|(_, h)| h.category == Category::Harm)

@@ -12,8 +12,10 @@
 //! further, but cannot say why beyond the stretches that weighed most. So in
 //! [`super::features()`] it only adds caution: a task it finds close enough to the refused ones
 //! is a harm ("resembles tasks the family refused"), and when it is sure a task is ordinary a
-//! lone risk word is not worried over. It never clears a harm the lexicon saw: short requests
-//! fool it ("Share my password" reads like the many ordinary chores about passwords).
+//! lone risk word is not worried over. It reads a harm the lexicon saw as a mention only when
+//! it is surer than the clearing lines (`clear_below`; for a short request a line of its own,
+//! lower, since short requests fool it: "Share my password" reads like the many ordinary
+//! chores about passwords), and never one the owner wrote or a command names.
 //!
 //! Character n-grams need no word splitting, so Japanese is read as it is written; English is
 //! also read as words and word pairs, where "turn off" and "the firewall" meet.
@@ -31,16 +33,18 @@ const SHIPPED: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data
 /// The shipped models of drafts, one per NG rule.
 const SHIPPED_REVIEW: &[u8] =
     include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/review.bin"));
-/// The file's first bytes; the version changes when the features do.
-pub const MAGIC: &[u8; 8] = b"SOULJDG6";
-/// The first bytes of a model that reads meaning but keeps no precedents (the older form: it
-/// still loads, and reads without them).
-const MAGIC_NO_PRECEDENTS: &[u8; 8] = b"SOULJDG5";
-/// The first bytes of a model without a reading of meaning (the older form: it still loads, and
-/// reads by its n-grams alone).
-const MAGIC_WORDS_ONLY: &[u8; 8] = b"SOULJDG4";
-/// Bytes before the weights: magic, bucket count, bias and the six lines.
-const HEADER: usize = 40;
+/// The file's first bytes; the version changes when the features or the lines do.
+pub const MAGIC: &[u8; 8] = b"SOULJDG7";
+/// The first bytes of the older forms, which still load. Each has six lines (no clearing line
+/// for short tasks, so it never clears a short task's harm words) and says by its version
+/// which parts follow the weights: the reading of meaning and the precedents (6), the reading
+/// of meaning alone (5), nothing (4).
+const MAGICS_BEFORE_SHORT_CLEARING: [&[u8; 8]; 3] = [b"SOULJDG6", b"SOULJDG5", b"SOULJDG4"];
+/// Bytes before the weights: magic, bucket count, the parts that follow the weights, bias and
+/// the seven lines.
+const HEADER: usize = 48;
+/// The same in the older forms: magic, bucket count, bias and six lines.
+const HEADER_BEFORE_SHORT_CLEARING: usize = 40;
 /// How much a sentence read alone is doubted, in log-odds, against the whole task: e² ≈ 7.4
 /// times less sure. Chosen out of fold on the labelled tasks (0 to 3 tried; 2 and 3 differ
 /// little, 3 lets a padded harm hide more).
@@ -94,6 +98,11 @@ pub struct Model {
     /// Below this probability (of tasks; never above `ordinary_below`) the model is sure enough
     /// to read the lexicon's harm words as a mention rather than the deed; drafts do not use it.
     pub clear_below: f32,
+    /// The same line for a short task ([`is_short`]): a hurried command gives the model little
+    /// to overrule the lexicon with ("Share my password" reads to it like the many ordinary
+    /// password chores), so the trainer sets it under every short harm that clearing would let
+    /// through out of fold; below 0 (older models) a short task is never cleared.
+    pub clear_short_below: f32,
     /// The reading of the whole task's meaning, blended with the n-grams' ([`super::meaning`]);
     /// a draft's models, the same against their rule.
     pub meaning: Option<Meaning>,
@@ -124,6 +133,15 @@ impl Model {
             (true, false) => self.refuse_short_at,
             (false, true) => self.refuse_silent_at,
             (true, true) => self.refuse_silent_short_at,
+        })
+    }
+
+    /// The line below which the reading may take the lexicon's harm words in a task as a
+    /// mention, by whether the task is short ([`is_short`]).
+    pub fn clear_line(&self, short: bool) -> f64 {
+        f64::from(match short {
+            false => self.clear_below,
+            true => self.clear_short_below,
         })
     }
 
@@ -304,17 +322,20 @@ impl Model {
         out
     }
 
-    /// The model as bytes: magic, bucket count, bias, the lines, then the weights and the idf,
-    /// all little-endian, then the reading of meaning and the precedents when it has them.
-    /// Precedents are kept only beside a reading of meaning (they vote on its embedding).
+    /// The model as bytes: magic, bucket count, which parts follow the weights (0: none, 1: the
+    /// reading of meaning, 2: it and the precedents), bias, the lines, then the weights and the
+    /// idf, all little-endian, then those parts. Precedents are kept only beside a reading of
+    /// meaning (they vote on its embedding).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER + 8 * self.weights.len() + Meaning::BYTES);
-        out.extend_from_slice(match (&self.meaning, &self.precedents) {
-            (Some(_), Some(_)) => MAGIC,
-            (Some(_), None) => MAGIC_NO_PRECEDENTS,
-            (None, _) => MAGIC_WORDS_ONLY,
-        });
+        out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(self.weights.len() as u32).to_le_bytes());
+        let parts: u32 = match (&self.meaning, &self.precedents) {
+            (Some(_), Some(_)) => 2,
+            (Some(_), None) => 1,
+            (None, _) => 0,
+        };
+        out.extend_from_slice(&parts.to_le_bytes());
         for v in [
             self.bias,
             self.refuse_at,
@@ -323,6 +344,7 @@ impl Model {
             self.refuse_short_at,
             self.refuse_silent_at,
             self.refuse_silent_short_at,
+            self.clear_short_below,
         ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
@@ -346,20 +368,36 @@ impl Model {
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                 .ok_or_else(|| "judge model: truncated".to_owned())
         };
-        let (meaning_bytes, with_precedents) = match bytes.get(..8) {
-            Some(m) if m == MAGIC => (Meaning::BYTES, true),
-            Some(m) if m == MAGIC_NO_PRECEDENTS => (Meaning::BYTES, false),
-            Some(m) if m == MAGIC_WORDS_ONLY => (0, false),
-            _ => return Err(
-                "judge model: not a SOULJDG6, SOULJDG5 or SOULJDG4 file (retrain with train_judge)"
-                    .into(),
-            ),
+        let u32_at = |i: usize| {
+            bytes
+                .get(i..i + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .ok_or("judge model: truncated")
+        };
+        // Where the lines start, the header's length and the parts after the weights (as in
+        // `to_bytes`), by the form.
+        let (lines, header, parts) = match bytes.get(..8) {
+            Some(m) if m == MAGIC => (16, HEADER, u32_at(12)?),
+            Some(m) => match MAGICS_BEFORE_SHORT_CLEARING.iter().position(|old| m == *old) {
+                Some(age) => (12, HEADER_BEFORE_SHORT_CLEARING, 2 - age as u32),
+                None => return Err(
+                    "judge model: not a SOULJDG7, 6, 5 or 4 file (retrain with train_judge)"
+                        .into(),
+                ),
+            },
+            None => return Err("judge model: truncated".into()),
+        };
+        let (meaning_bytes, with_precedents) = match parts {
+            0 => (0, false),
+            1 => (Meaning::BYTES, false),
+            2 => (Meaning::BYTES, true),
+            other => return Err(format!("judge model: unknown parts {other}")),
         };
         let n = bytes
             .get(8..12)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
             .ok_or("judge model: truncated")?;
-        let fixed = HEADER + 8 * n + meaning_bytes;
+        let fixed = header + 8 * n + meaning_bytes;
         let size_fits = match with_precedents {
             true => bytes.len() > fixed,
             false => bytes.len() == fixed,
@@ -374,7 +412,7 @@ impl Model {
         let meaning = match meaning_bytes {
             0 => None,
             _ => Some(Meaning::from_bytes(
-                &bytes[HEADER + 8 * n..HEADER + 8 * n + meaning_bytes],
+                &bytes[header + 8 * n..header + 8 * n + meaning_bytes],
             )?),
         };
         let precedents = match with_precedents {
@@ -382,21 +420,25 @@ impl Model {
             false => None,
         };
         let weights = (0..n)
-            .map(|i| f32_at(HEADER + 4 * i))
+            .map(|i| f32_at(header + 4 * i))
             .collect::<Result<_, _>>()?;
         let idf = (0..n)
-            .map(|i| f32_at(HEADER + 4 * (n + i)))
+            .map(|i| f32_at(header + 4 * (n + i)))
             .collect::<Result<_, _>>()?;
         Ok(Model {
             weights,
             idf,
-            bias: f32_at(12)?,
-            refuse_at: f32_at(16)?,
-            ordinary_below: f32_at(20)?,
-            clear_below: f32_at(24)?,
-            refuse_short_at: f32_at(28)?,
-            refuse_silent_at: f32_at(32)?,
-            refuse_silent_short_at: f32_at(36)?,
+            bias: f32_at(lines)?,
+            refuse_at: f32_at(lines + 4)?,
+            ordinary_below: f32_at(lines + 8)?,
+            clear_below: f32_at(lines + 12)?,
+            refuse_short_at: f32_at(lines + 16)?,
+            refuse_silent_at: f32_at(lines + 20)?,
+            refuse_silent_short_at: f32_at(lines + 24)?,
+            clear_short_below: match header {
+                HEADER => f32_at(lines + 28)?,
+                _ => -1.0,
+            },
             meaning,
             precedents,
         })
@@ -859,6 +901,7 @@ pub fn train(data: &[(String, bool)], buckets: usize, l2: f64, iterations: usize
         refuse_silent_short_at: 0.5,
         ordinary_below: 0.5,
         clear_below: -1.0,
+        clear_short_below: -1.0,
         meaning: None,
         precedents: None,
     }
@@ -1021,17 +1064,40 @@ mod tests {
             "judge.bin carries the labelled tasks as precedents"
         );
         assert_eq!(Model::from_bytes(&m.to_bytes()).as_ref(), Ok(m));
-        // The older forms still load: without precedents, and without a reading of meaning.
+        // Without precedents, and without a reading of meaning, a model keeps its form.
         let mut no_precedents = m.clone();
         no_precedents.precedents = None;
         let bytes = no_precedents.to_bytes();
-        assert_eq!(&bytes[..8], b"SOULJDG5");
         assert_eq!(Model::from_bytes(&bytes).unwrap(), no_precedents);
-        let mut words_only = no_precedents;
+        let mut words_only = no_precedents.clone();
         words_only.meaning = None;
         let bytes = words_only.to_bytes();
-        assert_eq!(&bytes[..8], b"SOULJDG4");
         assert_eq!(Model::from_bytes(&bytes).unwrap(), words_only);
+        // The older forms still load, and never clear a short task's harm words.
+        let mut before = m.clone();
+        before.clear_short_below = -1.0;
+        assert_eq!(Model::from_bytes(&older_form(m, b"SOULJDG6")).unwrap(), before);
+        before.precedents = None;
+        assert_eq!(
+            Model::from_bytes(&older_form(&no_precedents, b"SOULJDG5")).unwrap(),
+            before
+        );
+        before.meaning = None;
+        assert_eq!(
+            Model::from_bytes(&older_form(&words_only, b"SOULJDG4")).unwrap(),
+            before
+        );
+    }
+
+    /// `m` in the form before the short tasks' clearing line: six lines after the bucket count,
+    /// no word of parts, the parts told by the version in `magic`.
+    fn older_form(m: &Model, magic: &[u8; 8]) -> Vec<u8> {
+        let bytes = m.to_bytes();
+        let mut old = magic.to_vec();
+        old.extend_from_slice(&bytes[8..12]);
+        old.extend_from_slice(&bytes[16..44]);
+        old.extend_from_slice(&bytes[48..]);
+        old
     }
 
     /// Each shipped NG rule's model reads meaning too, fitted to the shipped encoder: on the

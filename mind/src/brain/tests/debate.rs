@@ -145,6 +145,7 @@ fn a_sure_reading_quiets_harm_words_not_the_risk_of_trying() {
     use crate::brain::learned::{Model, TaskReading};
     let sure_of_everything = Model {
         clear_below: -1.0,
+        clear_short_below: -1.0,
         ordinary_below: 2.0,
         ..Model::shipped().clone()
     };
@@ -262,26 +263,28 @@ fn harms_in_words_nobody_listed_are_refused_and_say_why() {
     }
 }
 
-/// Below its clearing line the learned reading takes the shipped harms' words in a task that
-/// is not short as a mention; a harm the owner added, or a shipped one the owner changed, is
-/// the owner's word and stands however sure the model is.
+/// Below its clearing line the learned reading takes the shipped harms' words in a task as a
+/// mention, a short task below a line of its own; a harm the owner added, or a shipped one the
+/// owner changed, is the owner's word and stands however sure the model is.
 #[test]
 fn the_learned_reading_never_clears_a_harm_the_owner_wrote() {
-    use crate::brain::learned::Model;
+    use crate::brain::learned::{Model, TaskReading};
     use crate::brain::lexicon::Harm;
     use crate::brain::Text;
     let sure_of_everything = Model {
         clear_below: 2.0,
+        clear_short_below: 0.0625,
         ordinary_below: 2.0,
         ..Model::shipped().clone()
     };
-    let read = |lexicon: &Lexicon, text: &str| {
-        let reading = crate::brain::learned::TaskReading {
+    let read_as = |lexicon: &Lexicon, text: &str, any_sentence: f64| {
+        let reading = TaskReading {
             refused: 0.0,
-            any_sentence: 0.0,
+            any_sentence,
         };
         crate::brain::features_scored(&task(text), lexicon, &sure_of_everything, reading)
     };
+    let read = |lexicon: &Lexicon, text: &str| read_as(lexicon, text, 0.0);
     let shipped = Lexicon::builtin();
     let text =
         "Give the bank password to the nice man online who offered to help us with the taxes";
@@ -295,12 +298,14 @@ fn the_learned_reading_never_clears_a_harm_the_owner_wrote() {
     // Cleared into a mention, the harm is named all the same: no confirmation is offered for it.
     assert!(!f.no_named_harm());
     for short in ["Share my password", "パスワードを共有して"] {
-        let f = read(&shipped, short);
+        let f = read_as(&shipped, short, 0.0625);
         assert!(
             f.hits_of(Category::Harm).count() > 0,
-            "{short}: {:?}",
+            "{short}, at the short tasks' line: {:?}",
             f.hits
         );
+        let f = read_as(&shipped, short, 0.06);
+        assert_eq!(f.hits_of(Category::Harm).count(), 0, "{short}, below it");
     }
 
     let mut owners = shipped.clone();
@@ -507,6 +512,7 @@ fn an_opinion_says_when_a_named_harm_was_read_as_a_mention() {
 
     let refusing = Model {
         clear_below: -1.0,
+        clear_short_below: -1.0,
         ..Model::shipped().clone()
     };
     let sure_refused = TaskReading {
