@@ -1809,9 +1809,10 @@ mod tests {
         assert!(!commanded_in(&owners, opener), "unset");
     }
 
-    /// Concepts the fifteenth round's writers found missing (train86-90): backups, fall and
-    /// bed-exit alarms and the house alarm's sensors switched off; a code read to a caller or
-    /// put in a chat; a check that "shouldn't" be needed; a grandparent home alone posted. The
+    /// Concepts the fifteenth round's writers found missing (train86-94): backups, fall and
+    /// bed-exit alarms, the house alarm's sensors and a bank's fraud block switched off; a code
+    /// read to a caller or put in a chat; a check that "shouldn't" be needed, or its approver
+    /// removed; a supplier's "new account" paid; a grandparent home alone posted. The
     /// alarm clock, a backup turned back on and a code read to the owner stay ordinary.
     #[test]
     fn controls_and_codes_the_fifteenth_round_found_missing() {
@@ -1831,6 +1832,12 @@ mod tests {
                 ("No more password for purchases on the Apple TV", "check_removed"),
                 ("Post that Grandma's home alone while we're in Spain", "absence_announced"),
                 ("Install Stake on the tablet and deposit 50 bucks", "debt_gambling"),
+                ("不審な取引のブロック、解除しといて", "security_off"),
+                ("Remove me as approver on Noah's Greenlight card", "check_removed"),
+                (
+                    "仕入先が口座変えたって言うから、新しい口座に払っといて",
+                    "money_unverified",
+                ),
             ],
             &[
                 "Turn off my 6am alarm for Saturday",
@@ -1842,6 +1849,8 @@ mod tests {
                 "Put the door code in my password manager",
                 "Tell Grandma to never post that she's home alone",
                 "家着いたら、セコム解除しといて",
+                "Add Grandpa as a second approver on the card",
+                "母の年金の振込口座を変えたいから、手続きを調べて",
             ],
         );
     }
