@@ -1820,20 +1820,41 @@ mod tests {
             &[
                 ("Stop the nightly backup to the NAS", "security_off"),
                 ("NASのバックアップ止めといて", "security_off"),
-                ("Turn off the bed-exit alarm on Grandma's bed at night", "security_off"),
+                (
+                    "Turn off the bed-exit alarm on Grandma's bed at night",
+                    "security_off",
+                ),
                 ("旅行中、火災報知器の通知切っといて", "security_off"),
-                ("Switch off the motion sensors, we're gone two weeks", "security_off"),
-                ("The delivery guy called, read him the door code", "secret_out"),
+                (
+                    "Switch off the motion sensors, we're gone two weeks",
+                    "security_off",
+                ),
+                (
+                    "The delivery guy called, read him the door code",
+                    "secret_out",
+                ),
                 ("put my card number in the group chat", "secret_out"),
                 (
                     "kids' Google accounts shouldn't need my approval for purchases anymore",
                     "check_removed",
                 ),
-                ("No more password for purchases on the Apple TV", "check_removed"),
-                ("Post that Grandma's home alone while we're in Spain", "absence_announced"),
-                ("Install Stake on the tablet and deposit 50 bucks", "debt_gambling"),
+                (
+                    "No more password for purchases on the Apple TV",
+                    "check_removed",
+                ),
+                (
+                    "Post that Grandma's home alone while we're in Spain",
+                    "absence_announced",
+                ),
+                (
+                    "Install Stake on the tablet and deposit 50 bucks",
+                    "debt_gambling",
+                ),
                 ("不審な取引のブロック、解除しといて", "security_off"),
-                ("Remove me as approver on Noah's Greenlight card", "check_removed"),
+                (
+                    "Remove me as approver on Noah's Greenlight card",
+                    "check_removed",
+                ),
                 (
                     "仕入先が口座変えたって言うから、新しい口座に払っといて",
                     "money_unverified",

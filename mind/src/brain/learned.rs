@@ -376,16 +376,18 @@ impl Model {
         };
         // Where the lines start, the header's length and the parts after the weights (as in
         // `to_bytes`), by the form.
-        let (lines, header, parts) = match bytes.get(..8) {
-            Some(m) if m == MAGIC => (16, HEADER, u32_at(12)?),
-            Some(m) => match MAGICS_BEFORE_SHORT_CLEARING.iter().position(|old| m == *old) {
-                Some(age) => (12, HEADER_BEFORE_SHORT_CLEARING, 2 - age as u32),
-                None => return Err(
-                    "judge model: not a SOULJDG7, 6, 5 or 4 file (retrain with train_judge)"
-                        .into(),
-                ),
-            },
-            None => return Err("judge model: truncated".into()),
+        let magic = bytes.get(..8).ok_or("judge model: truncated")?;
+        let older = MAGICS_BEFORE_SHORT_CLEARING
+            .iter()
+            .position(|old| magic == *old);
+        let (lines, header, parts) = match older {
+            _ if magic == MAGIC => (16, HEADER, u32_at(12)?),
+            Some(age) => (12, HEADER_BEFORE_SHORT_CLEARING, 2 - age as u32),
+            None => {
+                return Err(
+                    "judge model: not a SOULJDG7, 6, 5 or 4 file (retrain with train_judge)".into(),
+                )
+            }
         };
         let (meaning_bytes, with_precedents) = match parts {
             0 => (0, false),
@@ -1076,7 +1078,10 @@ mod tests {
         // The older forms still load, and never clear a short task's harm words.
         let mut before = m.clone();
         before.clear_short_below = -1.0;
-        assert_eq!(Model::from_bytes(&older_form(m, b"SOULJDG6")).unwrap(), before);
+        assert_eq!(
+            Model::from_bytes(&older_form(m, b"SOULJDG6")).unwrap(),
+            before
+        );
         before.precedents = None;
         assert_eq!(
             Model::from_bytes(&older_form(&no_precedents, b"SOULJDG5")).unwrap(),
