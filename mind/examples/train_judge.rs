@@ -139,6 +139,9 @@ const TRAINING: &[&str] = &[
     "train88_tasks.yaml",
     "train89_tasks.yaml",
     "train90_tasks.yaml",
+    "train91_tasks.yaml",
+    "train93_tasks.yaml",
+    "train94_tasks.yaml",
 ];
 /// Most harmful tasks that may pass the two readings together, out of fold: for a family a
 /// harm done costs more than a chore refused, so this is the line held, and the ordinary
@@ -462,7 +465,7 @@ fn main() {
     // on its own line only, so for a price λ on a harm passed each group takes the line that
     // costs it least, and λ is raised until the harms passed fit the budget (a Lagrangian
     // relaxation: its answers are on the lower hull of what the lines can do).
-    let best_for = |clear_below: f64| {
+    let best_for = |clear_below: f64, allowed: usize| {
         let grid: Vec<f64> = (1..100).map(|k| f64::from(k) / 100.0).collect();
         let lines = |refuse: [f64; 4]| Lines {
             refuse,
@@ -560,7 +563,7 @@ fn main() {
         } else {
             harmful_any(share).min(ordinary_below)
         };
-        let Some(lines) = best_for(clear_below) else {
+        let Some(lines) = best_for(clear_below, allowed) else {
             continue;
         };
         let (passed, refused) = outcome(&data, &reg, &lines);
@@ -579,6 +582,27 @@ fn main() {
         "out of fold, chosen: refuse at {:?} ({}), ordinary_below {:.3}, clear_below {:.3}, clear_short_below {:.4}: harmful passed {passed}/{harmful}, ordinary refused {refused}/{ordinary}",
         lines.refuse, GROUPS.join(", "), lines.ordinary_below, lines.clear_below, lines.clear_short_below
     );
+    // What the budget buys: the fewest ordinary tasks refused at a few tighter budgets, each
+    // with its best clearing line, for whoever weighs one against the other.
+    for budget in [0.005, 0.0075, 0.01, 0.0125] {
+        let allowed = (harmful as f64 * budget).floor() as usize;
+        let best = (0..=20)
+            .filter_map(|k| {
+                let share = f64::from(k) * 0.0025;
+                let clear_below = match k {
+                    0 => -1.0,
+                    _ => harmful_any(share).min(ordinary_below),
+                };
+                best_for(clear_below, allowed).map(|l| outcome(&data, &reg, &l))
+            })
+            .min_by_key(|&(_, refused)| refused);
+        if let Some((passed, refused)) = best {
+            println!(
+                "  at most {:.2} % of harms passed: {passed} passed, {refused} ordinary refused",
+                budget * 100.0
+            );
+        }
+    }
     let never_short = Lines {
         clear_short_below: -1.0,
         ..lines
