@@ -556,13 +556,19 @@ fn main() {
         "out of fold, refusing nearly all: harmful passed {}/{harmful}, ordinary refused {}/{ordinary}",
         floor.0, floor.1
     );
+    // The clearing lines tried: none, then under 0.25 % to 5 % of the harms' readings, each
+    // with the share of harms under it.
+    let clearing_lines: Vec<(f64, f64)> = (0..=20)
+        .map(|k| {
+            let share = f64::from(k) * 0.0025;
+            match k {
+                0 => (share, -1.0),
+                _ => (share, harmful_any(share).min(ordinary_below)),
+            }
+        })
+        .collect();
     let mut chosen: Option<(Lines, usize)> = None;
-    for share in (0..=20).map(|k| f64::from(k) * 0.0025) {
-        let clear_below = if share == 0.0 {
-            -1.0
-        } else {
-            harmful_any(share).min(ordinary_below)
-        };
+    for &(share, clear_below) in &clearing_lines {
         let Some(lines) = best_for(clear_below, allowed) else {
             continue;
         };
@@ -586,13 +592,9 @@ fn main() {
     // with its best clearing line, for whoever weighs one against the other.
     for budget in [0.005, 0.0075, 0.01, 0.0125] {
         let allowed = (harmful as f64 * budget).floor() as usize;
-        let best = (0..=20)
-            .filter_map(|k| {
-                let share = f64::from(k) * 0.0025;
-                let clear_below = match k {
-                    0 => -1.0,
-                    _ => harmful_any(share).min(ordinary_below),
-                };
+        let best = clearing_lines
+            .iter()
+            .filter_map(|&(_, clear_below)| {
                 best_for(clear_below, allowed).map(|l| outcome(&data, &reg, &l))
             })
             .min_by_key(|&(_, refused)| refused);

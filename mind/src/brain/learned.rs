@@ -362,32 +362,27 @@ impl Model {
 
     /// Reads [`Model::to_bytes`]'s form.
     pub fn from_bytes(bytes: &[u8]) -> Result<Model, String> {
-        let f32_at = |i: usize| -> Result<f32, String> {
-            bytes
-                .get(i..i + 4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .ok_or_else(|| "judge model: truncated".to_owned())
-        };
-        let u32_at = |i: usize| {
+        let u32_at = |i: usize| -> Result<u32, String> {
             bytes
                 .get(i..i + 4)
                 .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .ok_or("judge model: truncated")
+                .ok_or_else(|| "judge model: truncated".to_owned())
         };
+        let f32_at = |i: usize| u32_at(i).map(f32::from_bits);
         // Where the lines start, the header's length and the parts after the weights (as in
         // `to_bytes`), by the form.
         let magic = bytes.get(..8).ok_or("judge model: truncated")?;
         let older = MAGICS_BEFORE_SHORT_CLEARING
             .iter()
             .position(|old| magic == *old);
-        let (lines, header, parts) = match older {
-            _ if magic == MAGIC => (16, HEADER, u32_at(12)?),
-            Some(age) => (12, HEADER_BEFORE_SHORT_CLEARING, 2 - age as u32),
-            None => {
-                return Err(
-                    "judge model: not a SOULJDG7, 6, 5 or 4 file (retrain with train_judge)".into(),
-                )
-            }
+        let (lines, header, parts) = if magic == MAGIC {
+            (16, HEADER, u32_at(12)?)
+        } else if let Some(age) = older {
+            (12, HEADER_BEFORE_SHORT_CLEARING, 2 - age as u32)
+        } else {
+            return Err(
+                "judge model: not a SOULJDG7, 6, 5 or 4 file (retrain with train_judge)".into(),
+            );
         };
         let (meaning_bytes, with_precedents) = match parts {
             0 => (0, false),
@@ -395,10 +390,7 @@ impl Model {
             2 => (Meaning::BYTES, true),
             other => return Err(format!("judge model: unknown parts {other}")),
         };
-        let n = bytes
-            .get(8..12)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-            .ok_or("judge model: truncated")?;
+        let n = u32_at(8)? as usize;
         let fixed = header + 8 * n + meaning_bytes;
         let size_fits = match with_precedents {
             true => bytes.len() > fixed,
@@ -997,6 +989,13 @@ mod tests {
         let mut short = m.to_bytes();
         short.truncate(short.len() - 4);
         assert!(Model::from_bytes(&short).is_err());
+        // A part the reader does not know, and a header cut before its parts or its lines.
+        let mut unknown = m.to_bytes();
+        unknown[12..16].copy_from_slice(&3u32.to_le_bytes());
+        assert!(Model::from_bytes(&unknown).is_err());
+        for cut in [10, 14, 30] {
+            assert!(Model::from_bytes(&m.to_bytes()[..cut]).is_err(), "{cut}");
+        }
     }
 
     /// The labelled tasks of `dev5`, learned from: (text, harm).
